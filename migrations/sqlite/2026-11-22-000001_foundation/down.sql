@@ -1,0 +1,4 @@
+DROP TABLE challenges;
+DROP TABLE moves;
+DROP TABLE games;
+DROP TABLE users;

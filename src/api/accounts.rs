@@ -1,0 +1,107 @@
+//! Registration, login and the caller's own account.
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+
+use super::views::{AccountView, PublicUserView, TokenView};
+use crate::auth::AuthUser;
+use crate::error::ApiError;
+use crate::service::accounts;
+use crate::startup::AppState;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterBody {
+    username: String,
+    email: String,
+    password: String,
+}
+
+pub async fn register(
+    state: web::Data<AppState>,
+    body: web::Json<RegisterBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let user = accounts::register(&state.db, &body.username, &body.email, body.password, state.clock.now()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", "/api/v1/me"))
+        .json(AccountView::from(user)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginBody {
+    /// A username or an email address.
+    username: String,
+    password: String,
+}
+
+fn token_view(state: &AppState, token: String) -> TokenView {
+    TokenView {
+        access_token: token,
+        token_type: "Bearer",
+        expires_in: state.tokens.ttl.num_seconds(),
+    }
+}
+
+pub async fn login(state: web::Data<AppState>, body: web::Json<LoginBody>) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let token = accounts::login(&state.db, &state.tokens, body.username, body.password, state.clock.now()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(token_view(&state, token)))
+}
+
+pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpResponse, ApiError> {
+    let account = accounts::get(&state.db, user.id).await?;
+    Ok(HttpResponse::Ok().json(AccountView::from(account)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateMeBody {
+    username: Option<String>,
+    email: Option<String>,
+}
+
+pub async fn update_me(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<UpdateMeBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let account = accounts::update(&state.db, user.id, body.username, body.email, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(AccountView::from(account)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePasswordBody {
+    current_password: String,
+    new_password: String,
+}
+
+pub async fn change_password(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<ChangePasswordBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let token = accounts::change_password(
+        &state.db,
+        &state.tokens,
+        user.id,
+        body.current_password,
+        body.new_password,
+        state.clock.now(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(token_view(&state, token)))
+}
+
+pub async fn user(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let user = accounts::by_username(&state.db, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(PublicUserView::from(user)))
+}

@@ -1,0 +1,109 @@
+//! Challenges: making, listing and answering them.
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::page_request;
+use super::views::{ChallengeView, GameView, PageView};
+use crate::auth::AuthUser;
+use crate::error::ApiError;
+use crate::service::challenges::{self, ColorChoice, Direction, NewChallenge};
+use crate::startup::AppState;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateBody {
+    game: String,
+    opponent: Option<String>,
+    color: Option<String>,
+    options: Option<Value>,
+    days_per_move: Option<i32>,
+}
+
+pub async fn create(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<CreateBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let color = match body.color.as_deref() {
+        None | Some("random") => ColorChoice::Random,
+        Some("white") => ColorChoice::White,
+        Some("black") => ColorChoice::Black,
+        Some(other) => {
+            return Err(ApiError::validation(
+                "color",
+                format!("color is `white`, `black` or `random`, not `{other}`"),
+            ));
+        }
+    };
+    let new = NewChallenge {
+        game: body.game,
+        opponent: body.opponent,
+        color,
+        options: body.options.unwrap_or(Value::Null),
+        days_per_move: body.days_per_move,
+    };
+    let challenge = challenges::create(&state.db, user, new, state.clock.now()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/challenges/{}", challenge.challenge.id)))
+        .json(ChallengeView::from(challenge)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    direction: Option<String>,
+    page: Option<i64>,
+    per_page: Option<i64>,
+}
+
+pub async fn list(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let direction = match query.direction.as_deref() {
+        None | Some("incoming") => Direction::Incoming,
+        Some("outgoing") => Direction::Outgoing,
+        Some("open") => Direction::Open,
+        Some(other) => {
+            return Err(ApiError::validation(
+                "direction",
+                format!("direction is `incoming`, `outgoing` or `open`, not `{other}`"),
+            ));
+        }
+    };
+    let page = challenges::list(&state.db, user, direction, page_request(query.page, query.per_page)?).await?;
+    Ok(HttpResponse::Ok().json(PageView {
+        items: page.items.into_iter().map(ChallengeView::from).collect(),
+        page: page.page,
+        per_page: page.per_page,
+        total: page.total,
+    }))
+}
+
+pub async fn get(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let challenge = challenges::get(&state.db, path.into_inner(), user).await?;
+    Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
+}
+
+/// Accepting answers with the new game.
+pub async fn accept(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let game = challenges::accept(&state.db, path.into_inner(), user, state.clock.now()).await?;
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
+        .json(GameView::new(game, true)?))
+}
+
+pub async fn decline(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let challenge = challenges::decline(&state.db, path.into_inner(), user, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
+}
+
+pub async fn cancel(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let challenge = challenges::cancel(&state.db, path.into_inner(), user, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
+}

@@ -1,0 +1,139 @@
+//! Games: reading them, moving, resigning and draws.
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+
+use super::page_request;
+use super::views::{GameView, HistoryView, MovePlayedView, MoveView, PageView};
+use crate::auth::AuthUser;
+use crate::error::ApiError;
+use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
+use crate::startup::AppState;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    status: Option<String>,
+    page: Option<i64>,
+    per_page: Option<i64>,
+}
+
+/// The caller's games, those awaiting their move first.
+pub async fn list(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = query.into_inner();
+    let filter = match query.status.as_deref() {
+        None | Some("active") => StatusFilter::Active,
+        Some("finished") => StatusFilter::Finished,
+        Some("all") => StatusFilter::All,
+        Some(other) => {
+            return Err(ApiError::validation(
+                "status",
+                format!("status is `active`, `finished` or `all`, not `{other}`"),
+            ));
+        }
+    };
+    let page = games::list_mine(&state.db, user.id, filter, page_request(query.page, query.per_page)?).await?;
+    let items = page
+        .items
+        .into_iter()
+        .map(|details| GameView::new(details, false))
+        .collect::<Result<_, _>>()?;
+    Ok(HttpResponse::Ok().json(PageView {
+        items,
+        page: page.page,
+        per_page: page.per_page,
+        total: page.total,
+    }))
+}
+
+fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(GameView::new(details, true)?))
+}
+
+/// Anyone may watch a game.
+pub async fn get(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    game_response(games::get(&state.db, path.into_inner()).await?)
+}
+
+pub async fn history(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let (details, moves) = games::history(&state.db, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(HistoryView {
+        game_id: details.game.id,
+        moves: moves.into_iter().map(MoveView::from).collect(),
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveBody {
+    #[serde(rename = "move")]
+    text: String,
+    ply: Option<i32>,
+}
+
+/// The longest move text worth reading; anything longer is not a move in any game here.
+const MAX_MOVE_CHARS: usize = 200;
+
+pub async fn play(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+    body: web::Json<MoveBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    if body.text.chars().count() > MAX_MOVE_CHARS {
+        return Err(ApiError::validation(
+            "move",
+            format!("a move is at most {MAX_MOVE_CHARS} characters"),
+        ));
+    }
+    let played = games::play(
+        &state.db,
+        path.into_inner(),
+        user,
+        MoveRequest {
+            text: body.text,
+            ply: body.ply,
+        },
+        state.clock.now(),
+    )
+    .await?;
+    let location = format!("/api/v1/games/{}/moves", played.mv.game_id);
+    let mut response = HttpResponse::Created();
+    response.insert_header(("Location", location));
+    if played.replayed {
+        response.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(response.json(MovePlayedView {
+        mv: MoveView::from(played.mv),
+        game: GameView::new(played.game, true)?,
+    }))
+}
+
+pub async fn resign(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    game_response(games::resign(&state.db, path.into_inner(), user, state.clock.now()).await?)
+}
+
+async fn draw(state: web::Data<AppState>, user: AuthUser, id: String, action: DrawAction) -> Result<HttpResponse, ApiError> {
+    game_response(games::draw(&state.db, id, user, action, state.clock.now()).await?)
+}
+
+pub async fn offer_draw(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    draw(state, user, path.into_inner(), DrawAction::Offer).await
+}
+
+pub async fn accept_draw(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    draw(state, user, path.into_inner(), DrawAction::Accept).await
+}
+
+pub async fn decline_draw(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    draw(state, user, path.into_inner(), DrawAction::Decline).await
+}

@@ -1,0 +1,165 @@
+//! The HTTP API. Handlers are thin: they read the request, name the caller, call one service
+//! function and turn its answer into JSON. [`routes`] is the one list of endpoints; the server
+//! registers exactly these, and a test compares them with `openapi.yaml`.
+
+pub mod accounts;
+pub mod challenges;
+pub mod games;
+pub mod health;
+pub mod rules;
+pub mod views;
+
+use actix_web::http::{Method, header};
+use actix_web::{HttpRequest, HttpResponse, Route, web};
+
+use crate::error::ApiError;
+use crate::service::PageRequest;
+
+/// The largest request body any endpoint accepts.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// One endpoint: its method, its path (in the same `{param}` form as `openapi.yaml`), and how to
+/// build its actix route.
+pub struct Endpoint {
+    pub method: Method,
+    pub path: &'static str,
+    pub route: fn() -> Route,
+}
+
+macro_rules! endpoint {
+    ($method:ident $path:literal => $handler:path) => {
+        Endpoint {
+            method: Method::$method,
+            path: $path,
+            route: || web::method(Method::$method).to($handler),
+        }
+    };
+}
+
+/// Every endpoint of the server. Where two paths could match the same URL, the more specific
+/// comes first (`/games/kinds` before `/games/{id}`).
+pub fn endpoints() -> Vec<Endpoint> {
+    vec![
+        endpoint!(GET "/healthz" => health::healthz),
+        endpoint!(GET "/readyz" => health::readyz),
+        endpoint!(GET "/api/v1/openapi.yaml" => health::openapi),
+        endpoint!(POST "/api/v1/auth/register" => accounts::register),
+        endpoint!(POST "/api/v1/auth/login" => accounts::login),
+        endpoint!(GET "/api/v1/me" => accounts::me),
+        endpoint!(PATCH "/api/v1/me" => accounts::update_me),
+        endpoint!(POST "/api/v1/me/password" => accounts::change_password),
+        endpoint!(GET "/api/v1/users/{username}" => accounts::user),
+        endpoint!(GET "/api/v1/games/kinds" => rules::kinds),
+        endpoint!(GET "/api/v1/games" => games::list),
+        endpoint!(GET "/api/v1/games/{id}" => games::get),
+        endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
+        endpoint!(POST "/api/v1/games/{id}/moves" => games::play),
+        endpoint!(POST "/api/v1/games/{id}/resign" => games::resign),
+        endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw),
+        endpoint!(POST "/api/v1/games/{id}/draw/accept" => games::accept_draw),
+        endpoint!(POST "/api/v1/games/{id}/draw/decline" => games::decline_draw),
+        endpoint!(POST "/api/v1/challenges" => challenges::create),
+        endpoint!(GET "/api/v1/challenges" => challenges::list),
+        endpoint!(GET "/api/v1/challenges/{id}" => challenges::get),
+        endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept),
+        endpoint!(POST "/api/v1/challenges/{id}/decline" => challenges::decline),
+        endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel),
+        endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score),
+        endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves),
+        endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
+    ]
+}
+
+/// Registers every endpoint, one resource per path, each answering other methods with a 405
+/// problem that lists the allowed ones.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let endpoints = endpoints();
+    let mut paths: Vec<&'static str> = Vec::new();
+    for endpoint in &endpoints {
+        if !paths.contains(&endpoint.path) {
+            paths.push(endpoint.path);
+        }
+    }
+    for path in paths {
+        let here: Vec<&Endpoint> = endpoints.iter().filter(|e| e.path == path).collect();
+        let allow = here
+            .iter()
+            .map(|e| e.method.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut resource = web::resource(path);
+        for endpoint in here {
+            resource = resource.route((endpoint.route)());
+        }
+        cfg.service(resource.default_service(web::to(move |req: HttpRequest| {
+            let allow = allow.clone();
+            async move {
+                let error = ApiError::MethodNotAllowed {
+                    method: req.method().to_string(),
+                };
+                let mut response = actix_web::ResponseError::error_response(&error);
+                if let Ok(value) = header::HeaderValue::from_str(&allow) {
+                    response.headers_mut().insert(header::ALLOW, value);
+                }
+                Ok::<HttpResponse, actix_web::Error>(response)
+            }
+        })));
+    }
+}
+
+/// Answers a URL that matches no endpoint.
+pub async fn not_found(req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    Err(ApiError::NotFound(format!(
+        "there is no endpoint at {}; the API is described at /api/v1/openapi.yaml",
+        req.path()
+    )))
+}
+
+/// Turns body, query and path errors into problem documents.
+pub fn json_config() -> web::JsonConfig {
+    web::JsonConfig::default()
+        .limit(MAX_BODY_BYTES)
+        .error_handler(|error, _req| {
+            use actix_web::error::JsonPayloadError;
+            let api = match &error {
+                JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
+                    ApiError::PayloadTooLarge {
+                        limit: MAX_BODY_BYTES,
+                    }
+                }
+                JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
+                JsonPayloadError::Deserialize(e) => {
+                    ApiError::BadRequest(format!("the JSON body does not fit this endpoint: {e}"))
+                }
+                other => ApiError::BadRequest(format!("the request body could not be read: {other}")),
+            };
+            api.into()
+        })
+}
+
+pub fn query_config() -> web::QueryConfig {
+    web::QueryConfig::default().error_handler(|error, _req| {
+        ApiError::BadRequest(format!("the query string is not valid: {error}")).into()
+    })
+}
+
+pub fn path_config() -> web::PathConfig {
+    web::PathConfig::default()
+        .error_handler(|error, _req| ApiError::BadRequest(format!("the URL is not valid: {error}")).into())
+}
+
+/// Reads `?page=&per_page=` of a listing: pages count from 1, 20 items by default.
+pub fn page_request(page: Option<i64>, per_page: Option<i64>) -> Result<PageRequest, ApiError> {
+    let page = page.unwrap_or(1);
+    let per_page = per_page.unwrap_or(20);
+    if !(1..=1_000_000).contains(&page) {
+        return Err(ApiError::validation("page", "page counts from 1"));
+    }
+    if !(1..=PageRequest::MAX_PER_PAGE).contains(&per_page) {
+        return Err(ApiError::validation(
+            "per_page",
+            format!("per_page is from 1 to {}", PageRequest::MAX_PER_PAGE),
+        ));
+    }
+    Ok(PageRequest { page, per_page })
+}

@@ -1,0 +1,219 @@
+//! The JSON bodies the API answers with. Each is a typed struct, described once in
+//! `openapi.yaml`; the tests check every response against that description.
+
+use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::db::models::{Move, User};
+use crate::error::ApiError;
+use crate::rules::Side;
+use crate::service::UserRef;
+use crate::service::challenges::ChallengeDetails;
+use crate::service::games::GameDetails;
+
+fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
+    Utc.from_utc_datetime(&naive)
+}
+
+/// The caller's own account.
+#[derive(Serialize)]
+pub struct AccountView {
+    pub id: String,
+    pub username: String,
+    pub email: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<User> for AccountView {
+    fn from(user: User) -> Self {
+        AccountView {
+            id: user.id,
+            username: user.username,
+            email: user.email,
+            created_at: utc(user.created_at),
+            updated_at: utc(user.updated_at),
+        }
+    }
+}
+
+/// Another user, as anyone may see them.
+#[derive(Serialize)]
+pub struct PublicUserView {
+    pub id: String,
+    pub username: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<User> for PublicUserView {
+    fn from(user: User) -> Self {
+        PublicUserView {
+            id: user.id,
+            username: user.username,
+            created_at: utc(user.created_at),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct TokenView {
+    pub access_token: String,
+    pub token_type: &'static str,
+    /// Seconds until the token expires.
+    pub expires_in: i64,
+}
+
+#[derive(Serialize)]
+pub struct GameView {
+    pub id: String,
+    pub game: String,
+    pub options: Value,
+    pub white: UserRef,
+    pub black: UserRef,
+    pub status: String,
+    pub to_move: Option<Side>,
+    /// Moves played so far.
+    pub ply: i32,
+    pub position: String,
+    pub result: Option<String>,
+    pub termination: Option<String>,
+    pub summary: Option<String>,
+    pub draw_offer: Option<String>,
+    pub days_per_move: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<String>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+impl GameView {
+    /// The view of a game; `with_legal_moves` adds the moves of the side to move while the game
+    /// is active.
+    pub fn new(details: GameDetails, with_legal_moves: bool) -> Result<GameView, ApiError> {
+        let engine = details.engine()?;
+        let options = details.options();
+        let game = details.game;
+        let to_move = game.to_move_id.as_deref().map(|id| {
+            if id == game.white_id {
+                Side::White
+            } else {
+                Side::Black
+            }
+        });
+        let legal_moves = match (with_legal_moves, to_move) {
+            (true, Some(_)) => Some(engine.legal_moves(&game.position, &options).map_err(|e| {
+                ApiError::Internal(anyhow::anyhow!("stored position is unreadable: {e}"))
+            })?),
+            _ => None,
+        };
+        Ok(GameView {
+            id: game.id,
+            game: game.game_kind,
+            options,
+            white: details.white,
+            black: details.black,
+            status: game.status,
+            to_move,
+            ply: game.ply,
+            position: game.position,
+            result: game.result,
+            termination: game.termination,
+            summary: game.result_summary,
+            draw_offer: game.draw_offer,
+            days_per_move: game.days_per_move,
+            legal_moves,
+            created_at: utc(game.created_at),
+            updated_at: utc(game.updated_at),
+            finished_at: game.finished_at.map(utc),
+        })
+    }
+}
+
+#[derive(Serialize)]
+pub struct MoveView {
+    /// 1 for the first move of the game.
+    pub ply: i32,
+    pub side: Side,
+    pub player_id: String,
+    /// The move in canonical notation.
+    #[serde(rename = "move")]
+    pub notation: String,
+    /// The move as the player wrote it.
+    pub submitted: String,
+    /// The position after the move.
+    pub position: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<Move> for MoveView {
+    fn from(mv: Move) -> Self {
+        MoveView {
+            ply: mv.ply,
+            side: Side::from_name(&mv.side).unwrap_or(Side::White),
+            player_id: mv.player_id,
+            notation: mv.notation,
+            submitted: mv.submitted,
+            position: mv.position,
+            created_at: utc(mv.created_at),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct MovePlayedView {
+    #[serde(rename = "move")]
+    pub mv: MoveView,
+    pub game: GameView,
+}
+
+#[derive(Serialize)]
+pub struct HistoryView {
+    pub game_id: String,
+    pub moves: Vec<MoveView>,
+}
+
+#[derive(Serialize)]
+pub struct ChallengeView {
+    pub id: String,
+    pub game: String,
+    pub options: Value,
+    pub challenger: UserRef,
+    pub opponent: Option<UserRef>,
+    pub open: bool,
+    pub color: String,
+    pub days_per_move: Option<i32>,
+    pub status: String,
+    pub game_id: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<ChallengeDetails> for ChallengeView {
+    fn from(details: ChallengeDetails) -> Self {
+        let c = details.challenge;
+        ChallengeView {
+            id: c.id,
+            game: c.game_kind,
+            options: serde_json::from_str(&c.options).unwrap_or(Value::Null),
+            challenger: details.challenger,
+            opponent: details.opponent,
+            open: c.open != 0,
+            color: c.color,
+            days_per_move: c.days_per_move,
+            status: c.status,
+            game_id: c.game_id,
+            created_at: utc(c.created_at),
+            updated_at: utc(c.updated_at),
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub struct PageView<T> {
+    pub items: Vec<T>,
+    pub page: i64,
+    pub per_page: i64,
+    pub total: i64,
+}

@@ -1,0 +1,201 @@
+//! The command line and its configuration: every setting is a flag with a `KURYR_*` environment
+//! variable (or `DATABASE_URL`) behind it, and a default that works on a fresh machine.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use secrecy::SecretString;
+
+use crate::db::DatabaseUrl;
+
+#[derive(Debug, Parser)]
+#[command(name = "kuryr", version, about = "Kuryr, a correspondence game server")]
+pub struct Cli {
+    #[command(flatten)]
+    pub storage: StorageArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the HTTP server (migrating the database first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Manage accounts from the command line.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an account. The password is read from standard input (one line).
+    Create {
+        #[arg(long)]
+        username: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// Set a new password for an account (read from standard input, one line). Every token
+    /// issued before stops working.
+    SetPassword {
+        #[arg(long)]
+        username: String,
+    },
+}
+
+/// Where the data lives; shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct StorageArgs {
+    /// Folder for the embedded defaults: the SQLite database, the generated signing secret and
+    /// the mail folder. Created if missing.
+    #[arg(long, env = "KURYR_DATA_DIR", default_value = "./data", global = true)]
+    pub data_dir: PathBuf,
+
+    /// Database URL, `sqlite://path` or `postgres://user:password@host/db`. Default: the SQLite
+    /// file `kuryr.sqlite3` in the data folder.
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+
+    /// Most database connections the server keeps open.
+    #[arg(long, env = "KURYR_DB_POOL_SIZE", default_value_t = 8, global = true)]
+    pub db_pool_size: u32,
+}
+
+impl StorageArgs {
+    pub fn database_url(&self) -> Result<DatabaseUrl, String> {
+        match &self.database_url {
+            Some(url) if !url.trim().is_empty() => DatabaseUrl::parse(url.trim()),
+            _ => Ok(DatabaseUrl::sqlite_file(&self.data_dir.join("kuryr.sqlite3"))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, env = "KURYR_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Secret for signing access tokens (at least 32 bytes). Default: a random secret generated
+    /// once and kept in `<data-dir>/jwt-secret`. Set it when several servers share a database.
+    #[arg(long, env = "KURYR_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<SecretString>,
+
+    /// How long an access token stays valid, in hours.
+    #[arg(long, env = "KURYR_TOKEN_TTL_HOURS", default_value_t = 24 * 30)]
+    pub token_ttl_hours: u32,
+
+    /// Worker threads for HTTP (default: one per core).
+    #[arg(long, env = "KURYR_WORKERS")]
+    pub workers: Option<usize>,
+}
+
+/// Everything the running application needs, validated once at start.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub database_url: DatabaseUrl,
+    pub db_pool_size: u32,
+    pub jwt_secret: SecretString,
+    pub token_ttl_hours: u32,
+    pub workers: Option<usize>,
+}
+
+impl Settings {
+    pub fn from_args(storage: &StorageArgs, serve: &ServeArgs) -> anyhow::Result<Settings> {
+        use secrecy::ExposeSecret;
+        let database_url = storage.database_url().map_err(anyhow::Error::msg)?;
+        let jwt_secret = match &serve.jwt_secret {
+            Some(secret) if secret.expose_secret().len() >= 32 => secret.clone(),
+            Some(_) => anyhow::bail!("KURYR_JWT_SECRET must be at least 32 bytes long"),
+            None => load_or_create_secret(&storage.data_dir.join("jwt-secret"))?,
+        };
+        if serve.token_ttl_hours == 0 {
+            anyhow::bail!("KURYR_TOKEN_TTL_HOURS must be at least 1");
+        }
+        if storage.db_pool_size == 0 {
+            anyhow::bail!("KURYR_DB_POOL_SIZE must be at least 1");
+        }
+        Ok(Settings {
+            listen: serve.listen,
+            data_dir: storage.data_dir.clone(),
+            database_url,
+            db_pool_size: storage.db_pool_size,
+            jwt_secret,
+            token_ttl_hours: serve.token_ttl_hours,
+            workers: serve.workers,
+        })
+    }
+}
+
+/// Reads the signing secret kept in the data folder, generating it on first use, so tokens
+/// survive a restart without any configuration.
+pub fn load_or_create_secret(path: &Path) -> anyhow::Result<SecretString> {
+    use anyhow::Context;
+    use rand::RngCore;
+    if let Ok(existing) = std::fs::read_to_string(path) {
+        let existing = existing.trim();
+        anyhow::ensure!(
+            existing.len() >= 32,
+            "the signing secret in {} is too short; delete the file to generate a new one",
+            path.display()
+        );
+        return Ok(SecretString::from(existing.to_owned()));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    write_private(path, &secret).with_context(|| format!("cannot write {}", path.display()))?;
+    tracing::info!(path = %path.display(), "generated a new token signing secret");
+    Ok(SecretString::from(secret))
+}
+
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(contents.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_secret_is_kept() {
+        use secrecy::ExposeSecret;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/jwt-secret");
+        let first = load_or_create_secret(&path).unwrap();
+        let second = load_or_create_secret(&path).unwrap();
+        assert_eq!(first.expose_secret(), second.expose_secret());
+        assert_eq!(first.expose_secret().len(), 64);
+    }
+
+    #[test]
+    fn defaults_put_sqlite_in_the_data_dir() {
+        let cli = Cli::try_parse_from(["kuryr", "--data-dir", "/srv/k", "serve"]).unwrap();
+        assert_eq!(
+            cli.storage.database_url().unwrap(),
+            DatabaseUrl::Sqlite("/srv/k/kuryr.sqlite3".into())
+        );
+        let Command::Serve(serve) = cli.command else {
+            panic!("serve expected")
+        };
+        assert_eq!(serve.listen.to_string(), "127.0.0.1:8080");
+    }
+}

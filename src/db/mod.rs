@@ -1,0 +1,299 @@
+//! Storage: one set of diesel queries over SQLite (the embedded default) or PostgreSQL.
+//!
+//! The backend is chosen by the URL scheme, never by trying one driver after another. Queries run
+//! on a blocking thread so actix's workers never wait on the database. On SQLite every write goes
+//! through a single connection and starts with `BEGIN IMMEDIATE`, so writers queue instead of failing
+//! with `SQLITE_BUSY` half-way through a read-then-write transaction.
+
+pub mod models;
+pub mod schema;
+
+use std::path::Path;
+use std::time::Duration;
+
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::prelude::*;
+use diesel::r2d2::{self, ManageConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+use crate::error::ApiError;
+
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+
+/// How long a SQLite connection waits for a lock before giving up.
+const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
+
+/// A connection to either backend. Queries written against it run on both.
+#[derive(diesel::MultiConnection)]
+pub enum DbConn {
+    Postgres(PgConnection),
+    Sqlite(SqliteConnection),
+}
+
+/// Which database a URL names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DatabaseUrl {
+    /// `postgres://…` or `postgresql://…`, passed to libpq as written.
+    Postgres(String),
+    /// A file path, from `sqlite://path` or `sqlite:path`.
+    Sqlite(String),
+}
+
+impl DatabaseUrl {
+    pub fn parse(url: &str) -> Result<DatabaseUrl, String> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(DatabaseUrl::Postgres(url.to_owned()))
+        } else if let Some(path) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        {
+            if path.is_empty() || path == ":memory:" {
+                return Err(
+                    "a SQLite URL names a file, like sqlite://data/kuryr.sqlite3 (an in-memory database would vanish with each connection)"
+                        .into(),
+                );
+            }
+            Ok(DatabaseUrl::Sqlite(path.to_owned()))
+        } else {
+            Err(format!(
+                "unsupported database URL `{}`: use postgres://… or sqlite://path",
+                redact_url(url)
+            ))
+        }
+    }
+
+    pub fn sqlite_file(path: &Path) -> DatabaseUrl {
+        DatabaseUrl::Sqlite(path.display().to_string())
+    }
+
+    pub fn backend_name(&self) -> &'static str {
+        match self {
+            DatabaseUrl::Postgres(_) => "PostgreSQL",
+            DatabaseUrl::Sqlite(_) => "SQLite",
+        }
+    }
+
+    /// The URL without its password, for logs.
+    pub fn display(&self) -> String {
+        match self {
+            DatabaseUrl::Postgres(url) => redact_url(url),
+            DatabaseUrl::Sqlite(path) => format!("sqlite://{path}"),
+        }
+    }
+
+    fn connect(&self) -> ConnectionResult<DbConn> {
+        match self {
+            DatabaseUrl::Postgres(url) => PgConnection::establish(url).map(DbConn::Postgres),
+            DatabaseUrl::Sqlite(path) => {
+                let mut conn = SqliteConnection::establish(path)?;
+                // WAL lets readers run beside the one writer; foreign keys are off by default in SQLite.
+                conn.batch_execute(&format!(
+                    "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};
+                     PRAGMA journal_mode = WAL;
+                     PRAGMA synchronous = NORMAL;
+                     PRAGMA foreign_keys = ON;"
+                ))
+                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+                Ok(DbConn::Sqlite(conn))
+            }
+        }
+    }
+}
+
+fn redact_url(url: &str) -> String {
+    // scheme://user:password@host → scheme://user:***@host
+    if let Some((scheme, rest)) = url.split_once("://")
+        && let Some((credentials, host)) = rest.rsplit_once('@')
+        && let Some((user, _password)) = credentials.split_once(':')
+    {
+        return format!("{scheme}://{user}:***@{host}");
+    }
+    url.to_owned()
+}
+
+/// An r2d2 manager that connects by scheme and sets SQLite's pragmas on every connection.
+struct Manager(DatabaseUrl);
+
+impl ManageConnection for Manager {
+    type Connection = DbConn;
+    type Error = r2d2::Error;
+
+    fn connect(&self) -> Result<DbConn, r2d2::Error> {
+        self.0.connect().map_err(r2d2::Error::ConnectionError)
+    }
+
+    fn is_valid(&self, conn: &mut DbConn) -> Result<(), r2d2::Error> {
+        use diesel::r2d2::R2D2Connection;
+        conn.ping().map_err(r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConn) -> bool {
+        use diesel::r2d2::R2D2Connection;
+        conn.is_broken()
+    }
+}
+
+type Pool = r2d2::Pool<Manager>;
+
+/// The server's handle on the database.
+#[derive(Clone)]
+pub struct Database {
+    url: DatabaseUrl,
+    readers: Pool,
+    /// On SQLite a pool of one connection, which makes writers take turns; on PostgreSQL the
+    /// same pool as the readers.
+    writers: Pool,
+}
+
+impl Database {
+    /// Opens the pools. Migrations are not run here; see [`run_migrations`].
+    pub fn connect(url: &DatabaseUrl, pool_size: u32) -> anyhow::Result<Database> {
+        let build = |size: u32| {
+            r2d2::Pool::builder()
+                .max_size(size)
+                .min_idle(Some(1))
+                .connection_timeout(Duration::from_secs(10))
+                .build(Manager(url.clone()))
+        };
+        let readers = build(pool_size.max(1))?;
+        let writers = match url {
+            DatabaseUrl::Sqlite(_) => build(1)?,
+            DatabaseUrl::Postgres(_) => readers.clone(),
+        };
+        Ok(Database {
+            url: url.clone(),
+            readers,
+            writers,
+        })
+    }
+
+    pub fn url(&self) -> &DatabaseUrl {
+        &self.url
+    }
+
+    /// Runs read-only queries on a blocking thread.
+    pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let pool = self.readers.clone();
+        run_blocking(move || {
+            let mut conn = pool.get().map_err(ApiError::from_pool)?;
+            f(&mut conn)
+        })
+        .await
+    }
+
+    /// Runs `f` in one write transaction on a blocking thread: committed when it returns `Ok`,
+    /// rolled back when it returns `Err`.
+    pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let pool = self.writers.clone();
+        run_blocking(move || {
+            let mut conn = pool.get().map_err(ApiError::from_pool)?;
+            write_transaction(&mut conn, f)
+        })
+        .await
+    }
+}
+
+async fn run_blocking<T, F>(f: F) -> Result<T, ApiError>
+where
+    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("database task failed: {e}")))?
+}
+
+/// A transaction that will write: `BEGIN IMMEDIATE` on SQLite, so the write lock is taken before
+/// the first read instead of failing on upgrade; a plain `BEGIN` on PostgreSQL, where conditional
+/// updates settle races.
+pub fn write_transaction<T, E, F>(conn: &mut DbConn, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConn) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
+    match conn {
+        DbConn::Sqlite(sqlite) => {
+            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")?
+        }
+        DbConn::Postgres(pg) => AnsiTransactionManager::begin_transaction(pg)?,
+    }
+    match f(conn) {
+        Ok(value) => {
+            <DbConn as Connection>::TransactionManager::commit_transaction(conn)?;
+            Ok(value)
+        }
+        Err(e) => {
+            <DbConn as Connection>::TransactionManager::rollback_transaction(conn)?;
+            Err(e)
+        }
+    }
+}
+
+/// Creates the SQLite file's folder if needed and applies every pending migration. Returns the
+/// names of the migrations it applied.
+pub fn run_migrations(url: &DatabaseUrl) -> anyhow::Result<Vec<String>> {
+    if let DatabaseUrl::Sqlite(path) = url
+        && let Some(parent) = Path::new(path).parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent)?;
+    }
+    let conn = url
+        .connect()
+        .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.display()))?;
+    let applied = match conn {
+        DbConn::Postgres(mut pg) => pg
+            .run_pending_migrations(POSTGRES_MIGRATIONS)
+            .map(|v| v.iter().map(ToString::to_string).collect()),
+        DbConn::Sqlite(mut sqlite) => sqlite
+            .run_pending_migrations(SQLITE_MIGRATIONS)
+            .map(|v| v.iter().map(ToString::to_string).collect()),
+    };
+    applied.map_err(|e| anyhow::anyhow!("migrations failed on {}: {e}", url.display()))
+}
+
+/// Answers whether the database can run a query, for `/readyz`.
+pub fn ping(conn: &mut DbConn) -> QueryResult<()> {
+    diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>("1"))
+        .execute(conn)
+        .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_choose_the_backend_by_scheme() {
+        assert_eq!(
+            DatabaseUrl::parse("sqlite://data/k.sqlite3"),
+            Ok(DatabaseUrl::Sqlite("data/k.sqlite3".into()))
+        );
+        assert_eq!(
+            DatabaseUrl::parse("sqlite:/tmp/k.db"),
+            Ok(DatabaseUrl::Sqlite("/tmp/k.db".into()))
+        );
+        assert!(matches!(
+            DatabaseUrl::parse("postgresql://u@h/db"),
+            Ok(DatabaseUrl::Postgres(_))
+        ));
+        assert!(DatabaseUrl::parse("data/k.sqlite3").is_err());
+        assert!(DatabaseUrl::parse("sqlite://:memory:").is_err());
+        assert!(DatabaseUrl::parse("mysql://u:secret@h/db").unwrap_err().contains("u:***@h"));
+    }
+
+    #[test]
+    fn passwords_are_kept_out_of_logs() {
+        let url = DatabaseUrl::parse("postgres://kuryr:hunter2@db:5432/kuryr").unwrap();
+        assert_eq!(url.display(), "postgres://kuryr:***@db:5432/kuryr");
+    }
+}

@@ -1,0 +1,86 @@
+//! Rows as they are stored. The API's views are built from these in `crate::api`.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+
+use super::schema::{challenges, games, moves, users};
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
+#[diesel(table_name = users)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct User {
+    pub id: String,
+    pub username: String,
+    pub username_key: String,
+    pub email: String,
+    pub email_key: String,
+    pub password_hash: String,
+    pub session_version: i32,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
+#[diesel(table_name = games)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct Game {
+    pub id: String,
+    pub game_kind: String,
+    pub options: String,
+    pub white_id: String,
+    pub black_id: String,
+    pub status: String,
+    pub position: String,
+    pub ply: i32,
+    pub to_move_id: Option<String>,
+    pub result: Option<String>,
+    pub termination: Option<String>,
+    pub result_summary: Option<String>,
+    pub draw_offer: Option<String>,
+    pub days_per_move: Option<i32>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+    pub finished_at: Option<NaiveDateTime>,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = moves)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct Move {
+    pub game_id: String,
+    pub ply: i32,
+    pub side: String,
+    pub player_id: String,
+    pub submitted: String,
+    pub notation: String,
+    pub position: String,
+    pub created_at: NaiveDateTime,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
+#[diesel(table_name = challenges)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct Challenge {
+    pub id: String,
+    pub game_kind: String,
+    pub options: String,
+    pub challenger_id: String,
+    pub opponent_id: Option<String>,
+    pub open: i32,
+    pub color: String,
+    pub days_per_move: Option<i32>,
+    pub status: String,
+    pub game_id: Option<String>,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+}
+
+/// Game and challenge states as stored.
+pub mod status {
+    pub const ACTIVE: &str = "active";
+    pub const FINISHED: &str = "finished";
+    pub const PENDING: &str = "pending";
+    pub const ACCEPTED: &str = "accepted";
+    pub const DECLINED: &str = "declined";
+    pub const CANCELLED: &str = "cancelled";
+}

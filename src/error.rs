@@ -1,0 +1,189 @@
+//! Every error the API returns, mapped to HTTP in this one place as RFC 9457 problem details.
+//!
+//! Each kind of error has a stable `type` (`urn:kuryr:problem:<slug>`, listed in
+//! `docs/problems.md`) that clients can match on; `detail` is for people and says what to fix.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+/// The media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The request could not be read: malformed JSON, a wrong type, an unknown field, a bad query.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The request was read but its values are not acceptable.
+    #[error("{detail}")]
+    Validation { detail: String, field: &'static str },
+    #[error("the request body is larger than the {limit} bytes this endpoint accepts")]
+    PayloadTooLarge { limit: usize },
+    #[error("the request body must be JSON, sent with `Content-Type: application/json`")]
+    UnsupportedMediaType,
+    /// No valid credentials. Deliberately says nothing about which part was wrong.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{method} is not allowed on this resource")]
+    MethodNotAllowed { method: String },
+    /// A state conflict with its own stable slug, such as `not-your-turn`.
+    #[error("{detail}")]
+    Conflict {
+        slug: &'static str,
+        title: &'static str,
+        detail: String,
+        extra: Map<String, Value>,
+    },
+    /// A move or a position that the rules refuse, with its own slug and extension members
+    /// (the legal moves, the offending token, the candidates of an ambiguous move).
+    #[error("{detail}")]
+    Rules {
+        slug: &'static str,
+        title: &'static str,
+        detail: String,
+        extra: Map<String, Value>,
+    },
+    #[error("the service is temporarily unavailable; try again shortly")]
+    Unavailable,
+    #[error("internal error")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl ApiError {
+    pub fn validation(field: &'static str, detail: impl Into<String>) -> Self {
+        ApiError::Validation {
+            detail: detail.into(),
+            field,
+        }
+    }
+
+    pub fn conflict(slug: &'static str, title: &'static str, detail: impl Into<String>) -> Self {
+        ApiError::Conflict {
+            slug,
+            title,
+            detail: detail.into(),
+            extra: Map::new(),
+        }
+    }
+
+    /// Adds an extension member to a conflict or rules problem.
+    pub fn with(mut self, key: &str, value: impl Serialize) -> Self {
+        if let ApiError::Conflict { extra, .. } | ApiError::Rules { extra, .. } = &mut self {
+            extra.insert(
+                key.to_owned(),
+                serde_json::to_value(value).unwrap_or(Value::Null),
+            );
+        }
+        self
+    }
+
+    pub fn from_pool(e: diesel::r2d2::PoolError) -> Self {
+        tracing::error!(error = %e, "no database connection available");
+        ApiError::Unavailable
+    }
+
+    fn slug_and_title(&self) -> (&'static str, &'static str) {
+        match self {
+            ApiError::BadRequest(_) => ("bad-request", "The request could not be read"),
+            ApiError::Validation { .. } => ("validation-failed", "A value in the request is not acceptable"),
+            ApiError::PayloadTooLarge { .. } => ("payload-too-large", "The request body is too large"),
+            ApiError::UnsupportedMediaType => ("unsupported-media-type", "The request body must be JSON"),
+            ApiError::Unauthorized(_) => ("unauthorized", "Authentication required"),
+            ApiError::Forbidden(_) => ("forbidden", "Not allowed"),
+            ApiError::NotFound(_) => ("not-found", "Not found"),
+            ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
+            ApiError::Conflict { slug, title, .. } | ApiError::Rules { slug, title, .. } => {
+                (slug, title)
+            }
+            ApiError::Unavailable => ("unavailable", "Service unavailable"),
+            ApiError::Internal(_) => ("internal", "Internal server error"),
+        }
+    }
+
+    /// The problem document, as sent.
+    pub fn problem(&self) -> Value {
+        let (slug, title) = self.slug_and_title();
+        let mut body = json!({
+            "type": format!("urn:kuryr:problem:{slug}"),
+            "title": title,
+            "status": self.status_code().as_u16(),
+            "detail": self.to_string(),
+        });
+        let members = body.as_object_mut().expect("a JSON object");
+        match self {
+            ApiError::Validation { field, .. } => {
+                members.insert("field".into(), json!(field));
+            }
+            ApiError::Conflict { extra, .. } | ApiError::Rules { extra, .. } => {
+                members.extend(extra.clone());
+            }
+            _ => {}
+        }
+        body
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Validation { .. } | ApiError::Rules { .. } => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Internal(cause) = self {
+            tracing::error!(error = ?cause, "internal error");
+        }
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
+        if matches!(self, ApiError::Unauthorized(_)) {
+            response.insert_header((
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"kuryr\""),
+            ));
+        }
+        response.body(self.problem().to_string())
+    }
+}
+
+impl From<diesel::result::Error> for ApiError {
+    fn from(e: diesel::result::Error) -> Self {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match e {
+            Error::NotFound => ApiError::NotFound("not found".into()),
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                tracing::info!(constraint = ?info.constraint_name(), "unique violation");
+                ApiError::conflict(
+                    "conflict",
+                    "Conflict",
+                    "this would duplicate something that already exists",
+                )
+            }
+            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => ApiError::conflict(
+                "concurrent-update",
+                "Concurrent update",
+                "another request changed the same data at the same time; read it again and retry",
+            ),
+            other => ApiError::Internal(anyhow::Error::new(other).context("database query failed")),
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! Kuryr, a correspondence game server.
+//!
+//! * [`rules`]: the pure game engines;
+//! * [`db`]: storage on SQLite or PostgreSQL;
+//! * [`service`]: the use cases, each one transaction;
+//! * [`api`]: the HTTP handlers, thin wrappers around the services;
+//! * [`startup`]: wiring it together.
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod rules;
+pub mod service;
+pub mod startup;

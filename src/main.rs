@@ -1,0 +1,80 @@
+use std::io::BufRead;
+
+use anyhow::Context;
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use kuryr::config::{Cli, Command, Settings, UserCommand};
+use kuryr::db::{self, Database};
+use kuryr::service::accounts;
+use kuryr::startup::{Application, system_clock};
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_env("KURYR_LOG").unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(run(cli))
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let url = cli.storage.database_url().map_err(anyhow::Error::msg)?;
+    match cli.command {
+        Command::Serve(serve) => {
+            let settings = Settings::from_args(&cli.storage, &serve)?;
+            let app = Application::build(settings.clone(), system_clock()).await?;
+            let address = std::net::SocketAddr::new(settings.listen.ip(), app.port());
+            tracing::info!(
+                database = %settings.database_url.display(),
+                "Kuryr is listening on http://{address} (API description at http://{address}/api/v1/openapi.yaml)"
+            );
+            app.run_until_stopped().await?;
+        }
+        Command::Migrate => {
+            let applied = tokio::task::spawn_blocking(move || db::run_migrations(&url)).await??;
+            println!("applied {} migration(s)", applied.len());
+            for name in applied {
+                println!("  {name}");
+            }
+        }
+        Command::User(command) => {
+            tokio::task::spawn_blocking({
+                let url = url.clone();
+                move || db::run_migrations(&url)
+            })
+            .await??;
+            let db = Database::connect(&url, 1)?;
+            let now = chrono::Utc::now();
+            match command {
+                UserCommand::Create { username, email } => {
+                    let password = read_password()?;
+                    let user = accounts::register(&db, &username, &email, password, now)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    println!("created user {} ({})", user.username, user.id);
+                }
+                UserCommand::SetPassword { username } => {
+                    let password = read_password()?;
+                    accounts::reset_password(&db, username.clone(), password, now)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    println!("password of {username} changed; older tokens no longer work");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One line from standard input, so passwords stay out of the shell history and process list.
+fn read_password() -> anyhow::Result<String> {
+    eprintln!("password (one line on standard input):");
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .context("cannot read the password from standard input")?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+}

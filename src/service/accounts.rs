@@ -1,0 +1,380 @@
+//! Accounts: registration, login, the caller's own profile, passwords.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use crate::auth::{self, AuthUser, TokenKeys};
+use crate::db::models::User;
+use crate::db::schema::users;
+use crate::db::{Database, DbConn};
+use crate::error::ApiError;
+
+pub const PASSWORD_MIN_CHARS: usize = 8;
+/// Long enough for any passphrase, short enough that hashing cannot be used to tie up the server.
+pub const PASSWORD_MAX_CHARS: usize = 256;
+
+/// A username: 3 to 32 letters, digits, `_` or `-`, starting with a letter or digit.
+pub fn validate_username(username: &str) -> Result<String, ApiError> {
+    let username = username.trim();
+    let len = username.chars().count();
+    if !(3..=32).contains(&len) {
+        return Err(ApiError::validation("username", "a username has 3 to 32 characters"));
+    }
+    if !username.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        || !username.starts_with(|c: char| c.is_ascii_alphanumeric())
+    {
+        return Err(ApiError::validation(
+            "username",
+            "a username uses only letters A-Z, digits, `_` and `-`, and starts with a letter or digit",
+        ));
+    }
+    Ok(username.to_owned())
+}
+
+/// An email address: one `@`, something before it, a dotted domain after it, no spaces.
+pub fn validate_email(email: &str) -> Result<String, ApiError> {
+    let email = email.trim();
+    let invalid = || {
+        ApiError::validation(
+            "email",
+            format!("`{email}` is not an email address like name@example.org"),
+        )
+    };
+    if email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(invalid());
+    }
+    let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
+    let domain_ok = !domain.contains('@')
+        && domain.contains('.')
+        && domain.split('.').all(|label| !label.is_empty() && !label.starts_with('-'));
+    if local.is_empty() || local.len() > 64 || !domain_ok {
+        return Err(invalid());
+    }
+    Ok(email.to_owned())
+}
+
+pub fn validate_password(password: &str, field: &'static str) -> Result<(), ApiError> {
+    let len = password.chars().count();
+    if len < PASSWORD_MIN_CHARS {
+        return Err(ApiError::validation(
+            field,
+            format!("a password has at least {PASSWORD_MIN_CHARS} characters"),
+        ));
+    }
+    if len > PASSWORD_MAX_CHARS {
+        return Err(ApiError::validation(
+            field,
+            format!("a password has at most {PASSWORD_MAX_CHARS} characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// The case-insensitive key that uniqueness is judged by.
+fn key(text: &str) -> String {
+    text.to_lowercase()
+}
+
+async fn hash(password: String) -> Result<String, ApiError> {
+    tokio::task::spawn_blocking(move || auth::hash_password(&password))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?
+        .map_err(ApiError::Internal)
+}
+
+fn username_taken(username: &str) -> ApiError {
+    ApiError::conflict(
+        "username-taken",
+        "Username taken",
+        format!("the username `{username}` is already taken (usernames ignore case); choose another"),
+    )
+}
+
+fn email_taken() -> ApiError {
+    ApiError::conflict(
+        "email-taken",
+        "Email address in use",
+        "an account with this email address already exists; log in, or use another address",
+    )
+}
+
+/// Rejects a username or email that another account has, ignoring case.
+fn check_unique(
+    conn: &mut DbConn,
+    username: Option<&str>,
+    email: Option<&str>,
+    except_id: Option<&str>,
+) -> Result<(), ApiError> {
+    let others = |conn: &mut DbConn, column_key: String, by_username: bool| -> QueryResult<i64> {
+        let mut query = users::table.into_boxed();
+        query = if by_username {
+            query.filter(users::username_key.eq(column_key))
+        } else {
+            query.filter(users::email_key.eq(column_key))
+        };
+        if let Some(id) = except_id {
+            query = query.filter(users::id.ne(id.to_owned()));
+        }
+        query.count().get_result(conn)
+    };
+    if let Some(username) = username
+        && others(conn, key(username), true)? > 0
+    {
+        return Err(username_taken(username));
+    }
+    if let Some(email) = email
+        && others(conn, key(email), false)? > 0
+    {
+        return Err(email_taken());
+    }
+    Ok(())
+}
+
+pub async fn register(
+    db: &Database,
+    username: &str,
+    email: &str,
+    password: String,
+    now: DateTime<Utc>,
+) -> Result<User, ApiError> {
+    let username = validate_username(username)?;
+    let email = validate_email(email)?;
+    validate_password(&password, "password")?;
+    let password_hash = hash(password).await?;
+    let now = now.naive_utc();
+    let user = User {
+        id: uuid::Uuid::now_v7().to_string(),
+        username_key: key(&username),
+        email_key: key(&email),
+        username,
+        email,
+        password_hash,
+        session_version: 0,
+        created_at: now,
+        updated_at: now,
+    };
+    db.write(move |conn| {
+        check_unique(conn, Some(&user.username), Some(&user.email), None)?;
+        diesel::insert_into(users::table).values(&user).execute(conn)?;
+        Ok(user)
+    })
+    .await
+}
+
+fn find_by_login(conn: &mut DbConn, login: &str) -> QueryResult<Option<User>> {
+    let login_key = key(login.trim());
+    let query = users::table.select(User::as_select());
+    if login_key.contains('@') {
+        query.filter(users::email_key.eq(login_key)).first(conn).optional()
+    } else {
+        query.filter(users::username_key.eq(login_key)).first(conn).optional()
+    }
+}
+
+/// Checks a username (or email) and password and issues an access token.
+pub async fn login(
+    db: &Database,
+    keys: &TokenKeys,
+    login: String,
+    password: String,
+    now: DateTime<Utc>,
+) -> Result<String, ApiError> {
+    let user = db.read(move |conn| Ok(find_by_login(conn, &login)?)).await?;
+    let stored = user.as_ref().map(|u| u.password_hash.clone());
+    let verified = tokio::task::spawn_blocking(move || auth::verify_password(&password, stored.as_deref()))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    match user {
+        Some(user) if verified => keys
+            .issue(&user.id, user.session_version, now)
+            .map_err(ApiError::Internal),
+        _ => Err(ApiError::Unauthorized(auth::INVALID_CREDENTIALS)),
+    }
+}
+
+/// The user a token belongs to, if the account still exists and its password has not changed
+/// since the token was issued.
+pub async fn session_user(
+    db: &Database,
+    id: String,
+    session_version: i32,
+) -> Result<Option<AuthUser>, ApiError> {
+    db.read(move |conn| {
+        let found: Option<(String, String)> = users::table
+            .filter(users::id.eq(&id))
+            .filter(users::session_version.eq(session_version))
+            .select((users::id, users::username))
+            .first(conn)
+            .optional()?;
+        Ok(found.map(|(id, username)| AuthUser { id, username }))
+    })
+    .await
+}
+
+pub async fn get(db: &Database, id: String) -> Result<User, ApiError> {
+    db.read(move |conn| {
+        users::table
+            .find(&id)
+            .select(User::as_select())
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| ApiError::NotFound("the account no longer exists".into()))
+    })
+    .await
+}
+
+/// A user by username, ignoring case.
+pub fn find_by_username(conn: &mut DbConn, username: &str) -> QueryResult<Option<User>> {
+    users::table
+        .filter(users::username_key.eq(key(username.trim())))
+        .select(User::as_select())
+        .first(conn)
+        .optional()
+}
+
+pub async fn by_username(db: &Database, username: String) -> Result<User, ApiError> {
+    db.read(move |conn| {
+        find_by_username(conn, &username)?
+            .ok_or_else(|| ApiError::NotFound(format!("there is no user called `{username}`")))
+    })
+    .await
+}
+
+/// Changes the caller's username and/or email.
+pub async fn update(
+    db: &Database,
+    id: String,
+    username: Option<String>,
+    email: Option<String>,
+    now: DateTime<Utc>,
+) -> Result<User, ApiError> {
+    let username = username.as_deref().map(validate_username).transpose()?;
+    let email = email.as_deref().map(validate_email).transpose()?;
+    db.write(move |conn| {
+        check_unique(conn, username.as_deref(), email.as_deref(), Some(&id))?;
+        let mut user: User = users::table.find(&id).select(User::as_select()).first(conn)?;
+        if let Some(username) = username {
+            user.username_key = key(&username);
+            user.username = username;
+        }
+        if let Some(email) = email {
+            user.email_key = key(&email);
+            user.email = email;
+        }
+        user.updated_at = now.naive_utc();
+        diesel::update(users::table.find(&id))
+            .set((
+                users::username.eq(&user.username),
+                users::username_key.eq(&user.username_key),
+                users::email.eq(&user.email),
+                users::email_key.eq(&user.email_key),
+                users::updated_at.eq(user.updated_at),
+            ))
+            .execute(conn)?;
+        Ok(user)
+    })
+    .await
+}
+
+/// Replaces a password and ends every session issued before; returns the new session version.
+async fn set_password_hash(
+    db: &Database,
+    id: String,
+    new_password: String,
+    expected_hash: Option<String>,
+    now: DateTime<Utc>,
+) -> Result<i32, ApiError> {
+    let new_hash = hash(new_password).await?;
+    db.write(move |conn| {
+        let user: User = users::table.find(&id).select(User::as_select()).first(conn)?;
+        if let Some(expected) = expected_hash
+            && expected != user.password_hash
+        {
+            return Err(ApiError::conflict(
+                "concurrent-update",
+                "Concurrent update",
+                "the password was changed by another request at the same time; log in again",
+            ));
+        }
+        let version = user.session_version + 1;
+        diesel::update(users::table.find(&id))
+            .set((
+                users::password_hash.eq(new_hash),
+                users::session_version.eq(version),
+                users::updated_at.eq(now.naive_utc()),
+            ))
+            .execute(conn)?;
+        Ok(version)
+    })
+    .await
+}
+
+/// Changes the caller's password after checking the current one, and returns a fresh token
+/// (every older token stops working).
+pub async fn change_password(
+    db: &Database,
+    keys: &TokenKeys,
+    id: String,
+    current_password: String,
+    new_password: String,
+    now: DateTime<Utc>,
+) -> Result<String, ApiError> {
+    validate_password(&new_password, "new_password")?;
+    let user = get(db, id.clone()).await?;
+    let stored = user.password_hash.clone();
+    let verified = tokio::task::spawn_blocking(move || auth::verify_password(&current_password, Some(&stored)))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    if !verified {
+        return Err(ApiError::Forbidden(
+            "the current password is wrong; the password was not changed".into(),
+        ));
+    }
+    let version = set_password_hash(db, id.clone(), new_password, Some(user.password_hash), now).await?;
+    keys.issue(&id, version, now).map_err(ApiError::Internal)
+}
+
+/// An operator's password reset from the command line.
+pub async fn reset_password(
+    db: &Database,
+    username: String,
+    new_password: String,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    validate_password(&new_password, "password")?;
+    let user = by_username(db, username).await?;
+    set_password_hash(db, user.id, new_password, None, now).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usernames() {
+        assert_eq!(validate_username(" alice ").unwrap(), "alice");
+        assert!(validate_username("al").is_err());
+        assert!(validate_username("_alice").is_err());
+        assert!(validate_username("alice smith").is_err());
+        assert!(validate_username("alicé").is_err());
+        assert!(validate_username(&"a".repeat(33)).is_err());
+    }
+
+    #[test]
+    fn emails() {
+        assert!(validate_email("alice@example.org").is_ok());
+        assert!(validate_email("alice@localhost").is_err());
+        assert!(validate_email("alice@@example.org").is_err());
+        assert!(validate_email("@example.org").is_err());
+        assert!(validate_email("a b@example.org").is_err());
+        assert!(validate_email("alice@example..org").is_err());
+    }
+
+    #[test]
+    fn passwords() {
+        assert!(validate_password("1234567", "password").is_err());
+        assert!(validate_password("12345678", "password").is_ok());
+        assert!(validate_password(&"x".repeat(257), "password").is_err());
+    }
+}

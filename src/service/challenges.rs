@@ -1,0 +1,375 @@
+//! Challenges: an invitation to a game, to one opponent or open to anyone, that becomes a game
+//! when accepted.
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde_json::Value;
+
+use super::games::{self, GameDetails};
+use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
+use crate::auth::AuthUser;
+use crate::db::models::{Challenge, status};
+use crate::db::schema::challenges;
+use crate::db::{Database, DbConn};
+use crate::error::ApiError;
+use crate::rules::GameKind;
+
+/// The longest time per move a challenge may ask for, in days.
+pub const MAX_DAYS_PER_MOVE: i32 = 30;
+
+#[derive(Clone, Debug)]
+pub struct ChallengeDetails {
+    pub challenge: Challenge,
+    pub challenger: UserRef,
+    pub opponent: Option<UserRef>,
+}
+
+/// The colour the challenger wants to play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    White,
+    Black,
+    Random,
+}
+
+impl ColorChoice {
+    pub fn id(self) -> &'static str {
+        match self {
+            ColorChoice::White => "white",
+            ColorChoice::Black => "black",
+            ColorChoice::Random => "random",
+        }
+    }
+}
+
+/// A challenge as requested, before validation against the registry and the users.
+#[derive(Clone, Debug)]
+pub struct NewChallenge {
+    pub game: String,
+    pub opponent: Option<String>,
+    pub color: ColorChoice,
+    pub options: Value,
+    pub days_per_move: Option<i32>,
+}
+
+/// Which challenges to list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Pending challenges addressed to the caller.
+    Incoming,
+    /// Pending challenges the caller made.
+    Outgoing,
+    /// Pending open challenges by others, which the caller may accept.
+    Open,
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::NotFound(format!("there is no challenge with id `{id}`"))
+}
+
+fn find(conn: &mut DbConn, id: &str) -> Result<Challenge, ApiError> {
+    challenges::table
+        .find(id)
+        .select(Challenge::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| not_found(id))
+}
+
+fn with_names(conn: &mut DbConn, rows: Vec<Challenge>) -> Result<Vec<ChallengeDetails>, ApiError> {
+    let ids: Vec<&str> = rows
+        .iter()
+        .flat_map(|c| std::iter::once(c.challenger_id.as_str()).chain(c.opponent_id.as_deref()))
+        .collect();
+    let refs = user_refs(conn, &ids)?;
+    rows.into_iter()
+        .map(|challenge| {
+            Ok(ChallengeDetails {
+                challenger: user_ref(&refs, &challenge.challenger_id)?,
+                opponent: challenge
+                    .opponent_id
+                    .as_deref()
+                    .map(|id| user_ref(&refs, id))
+                    .transpose()?,
+                challenge,
+            })
+        })
+        .collect()
+}
+
+fn one_with_names(conn: &mut DbConn, challenge: Challenge) -> Result<ChallengeDetails, ApiError> {
+    Ok(with_names(conn, vec![challenge])?.remove(0))
+}
+
+pub async fn create(
+    db: &Database,
+    user: AuthUser,
+    new: NewChallenge,
+    now: DateTime<Utc>,
+) -> Result<ChallengeDetails, ApiError> {
+    let kind: GameKind = new
+        .game
+        .parse()
+        .map_err(|e: crate::rules::UnknownGame| ApiError::validation("game", format!("{e}; see GET /api/v1/games/kinds")))?;
+    let engine = kind.engine().ok_or_else(|| {
+        ApiError::validation(
+            "game",
+            format!("{kind} cannot be played on this server yet; see GET /api/v1/games/kinds"),
+        )
+    })?;
+    let options = engine
+        .normalize_options(&new.options)
+        .map_err(|e| ApiError::validation("options", e.to_string()))?;
+    if let Some(days) = new.days_per_move
+        && !(1..=MAX_DAYS_PER_MOVE).contains(&days)
+    {
+        return Err(ApiError::validation(
+            "days_per_move",
+            format!("days_per_move is a whole number of days from 1 to {MAX_DAYS_PER_MOVE}"),
+        ));
+    }
+    db.write(move |conn| {
+        let opponent = match &new.opponent {
+            None => None,
+            Some(name) => {
+                let opponent = accounts::find_by_username(conn, name)?.ok_or_else(|| {
+                    ApiError::validation("opponent", format!("there is no user called `{name}`"))
+                })?;
+                if opponent.id == user.id {
+                    return Err(ApiError::validation(
+                        "opponent",
+                        "you cannot challenge yourself",
+                    ));
+                }
+                Some(opponent)
+            }
+        };
+        let now = now.naive_utc();
+        let challenge = Challenge {
+            id: uuid::Uuid::now_v7().to_string(),
+            game_kind: kind.id().to_owned(),
+            options: options.to_string(),
+            challenger_id: user.id.clone(),
+            opponent_id: opponent.map(|o| o.id),
+            open: i32::from(new.opponent.is_none()),
+            color: new.color.id().to_owned(),
+            days_per_move: new.days_per_move,
+            status: status::PENDING.into(),
+            game_id: None,
+            created_at: now,
+            updated_at: now,
+        };
+        diesel::insert_into(challenges::table)
+            .values(&challenge)
+            .execute(conn)?;
+        one_with_names(conn, challenge)
+    })
+    .await
+}
+
+/// A challenge is visible to its two parties, and to everyone while it is open.
+pub async fn get(db: &Database, id: String, user: AuthUser) -> Result<ChallengeDetails, ApiError> {
+    db.read(move |conn| {
+        let challenge = find(conn, &id)?;
+        let party = challenge.challenger_id == user.id || challenge.opponent_id.as_deref() == Some(&user.id);
+        if !party && challenge.open == 0 {
+            return Err(not_found(&id));
+        }
+        one_with_names(conn, challenge)
+    })
+    .await
+}
+
+pub async fn list(
+    db: &Database,
+    user: AuthUser,
+    direction: Direction,
+    page: PageRequest,
+) -> Result<Page<ChallengeDetails>, ApiError> {
+    db.read(move |conn| {
+        let query = || {
+            let pending = challenges::table
+                .filter(challenges::status.eq(status::PENDING))
+                .into_boxed();
+            match direction {
+                Direction::Incoming => pending.filter(challenges::opponent_id.eq(user.id.clone())),
+                Direction::Outgoing => pending.filter(challenges::challenger_id.eq(user.id.clone())),
+                Direction::Open => pending
+                    .filter(challenges::open.eq(1))
+                    .filter(challenges::challenger_id.ne(user.id.clone())),
+            }
+        };
+        let total: i64 = query().count().get_result(conn)?;
+        let rows = query()
+            .order((challenges::created_at.desc(), challenges::id.desc()))
+            .limit(page.per_page)
+            .offset(page.offset())
+            .select(Challenge::as_select())
+            .load(conn)?;
+        Ok(Page {
+            items: with_names(conn, rows)?,
+            page: page.page,
+            per_page: page.per_page,
+            total,
+        })
+    })
+    .await
+}
+
+fn not_pending(challenge: &Challenge) -> ApiError {
+    ApiError::conflict(
+        "challenge-not-pending",
+        "The challenge is no longer pending",
+        format!("this challenge has already been {}", challenge.status),
+    )
+}
+
+/// Moves a pending challenge to a final state, unless a concurrent request got there first.
+fn close(
+    conn: &mut DbConn,
+    challenge: &Challenge,
+    new_status: &str,
+    opponent_id: Option<&str>,
+    game_id: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let updated = diesel::update(
+        challenges::table
+            .filter(challenges::id.eq(&challenge.id))
+            .filter(challenges::status.eq(status::PENDING)),
+    )
+    .set((
+        challenges::status.eq(new_status),
+        challenges::opponent_id.eq(opponent_id),
+        challenges::game_id.eq(game_id),
+        challenges::updated_at.eq(now.naive_utc()),
+    ))
+    .execute(conn)?;
+    if updated == 0 {
+        return Err(ApiError::conflict(
+            "challenge-not-pending",
+            "The challenge is no longer pending",
+            "someone else answered this challenge at the same moment",
+        ));
+    }
+    Ok(())
+}
+
+/// Accepts a challenge and starts its game.
+pub async fn accept(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+    now: DateTime<Utc>,
+) -> Result<GameDetails, ApiError> {
+    let coin: bool = rand::random();
+    db.write(move |conn| {
+        let challenge = find(conn, &id)?;
+        if challenge.challenger_id == user.id {
+            return Err(ApiError::Forbidden(
+                "you cannot accept your own challenge; cancel it instead".into(),
+            ));
+        }
+        if challenge.open == 0 && challenge.opponent_id.as_deref() != Some(&user.id) {
+            return Err(not_found(&id));
+        }
+        if challenge.status != status::PENDING {
+            return Err(not_pending(&challenge));
+        }
+        let challenger_is_white = match challenge.color.as_str() {
+            "white" => true,
+            "black" => false,
+            _ => coin,
+        };
+        let (white, black) = if challenger_is_white {
+            (challenge.challenger_id.as_str(), user.id.as_str())
+        } else {
+            (user.id.as_str(), challenge.challenger_id.as_str())
+        };
+        let kind: GameKind = challenge
+            .game_kind
+            .parse()
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
+        let options: Value = serde_json::from_str(&challenge.options)
+            .map_err(|e| ApiError::Internal(e.into()))?;
+        let game = games::create(
+            conn,
+            kind,
+            &options,
+            white,
+            black,
+            challenge.days_per_move,
+            now.naive_utc(),
+        )?;
+        close(conn, &challenge, status::ACCEPTED, Some(&user.id), Some(&game.id), now)?;
+        let refs = user_refs(conn, &[white, black])?;
+        Ok(GameDetails {
+            white: user_ref(&refs, white)?,
+            black: user_ref(&refs, black)?,
+            game,
+        })
+    })
+    .await
+}
+
+/// Declines a challenge addressed to the caller.
+pub async fn decline(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+    now: DateTime<Utc>,
+) -> Result<ChallengeDetails, ApiError> {
+    answer(db, id, user, now, false).await
+}
+
+/// Withdraws the caller's own challenge.
+pub async fn cancel(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+    now: DateTime<Utc>,
+) -> Result<ChallengeDetails, ApiError> {
+    answer(db, id, user, now, true).await
+}
+
+async fn answer(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+    now: DateTime<Utc>,
+    as_challenger: bool,
+) -> Result<ChallengeDetails, ApiError> {
+    db.write(move |conn| {
+        let mut challenge = find(conn, &id)?;
+        let is_challenger = challenge.challenger_id == user.id;
+        let is_opponent = challenge.opponent_id.as_deref() == Some(&user.id);
+        if !is_challenger && !is_opponent && challenge.open == 0 {
+            return Err(not_found(&id));
+        }
+        let new_status = if as_challenger {
+            if !is_challenger {
+                return Err(ApiError::Forbidden(
+                    "only the player who made a challenge can cancel it".into(),
+                ));
+            }
+            status::CANCELLED
+        } else {
+            if !is_opponent {
+                return Err(ApiError::Forbidden(if is_challenger {
+                    "you cannot decline your own challenge; cancel it instead".into()
+                } else {
+                    "only the challenged player can decline a challenge; an open challenge is simply left alone".into()
+                }));
+            }
+            status::DECLINED
+        };
+        if challenge.status != status::PENDING {
+            return Err(not_pending(&challenge));
+        }
+        close(conn, &challenge, new_status, challenge.opponent_id.as_deref(), None, now)?;
+        challenge.status = new_status.to_owned();
+        challenge.updated_at = now.naive_utc();
+        one_with_names(conn, challenge)
+    })
+    .await
+}

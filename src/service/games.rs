@@ -1,0 +1,607 @@
+//! Games: reading them, playing moves, and the endings that happen off the board (resignation,
+//! agreed draws).
+//!
+//! The stored position is the truth: a move reads it, asks the engine, and writes the new
+//! position, the history row and the game's new state in one transaction. Nothing replays the
+//! history.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use serde_json::Value;
+
+use super::{Page, PageRequest, UserRef, user_ref, user_refs};
+use crate::auth::AuthUser;
+use crate::db::models::{Game, Move, status};
+use crate::db::schema::{games, moves};
+use crate::db::{Database, DbConn};
+use crate::error::ApiError;
+use crate::rules::{Engine, GameKind, MoveError, Outcome, PlayError, Side};
+
+/// A game with the names of its players.
+#[derive(Clone, Debug)]
+pub struct GameDetails {
+    pub game: Game,
+    pub white: UserRef,
+    pub black: UserRef,
+}
+
+impl GameDetails {
+    pub fn engine(&self) -> Result<&'static dyn Engine, ApiError> {
+        engine_of(&self.game)
+    }
+
+    pub fn options(&self) -> Value {
+        options_of(&self.game)
+    }
+}
+
+/// The result of a move request.
+#[derive(Clone, Debug)]
+pub struct PlayedMove {
+    pub mv: Move,
+    pub game: GameDetails,
+    /// The request repeated a move that had already been accepted.
+    pub replayed: bool,
+}
+
+/// Which of the caller's games to list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusFilter {
+    Active,
+    Finished,
+    All,
+}
+
+/// How a game ended, as stored in `termination` beside the engine's own reasons.
+pub mod termination {
+    pub const RESIGNATION: &str = "resignation";
+    pub const AGREEMENT: &str = "agreement";
+}
+
+pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ApiError> {
+    game.game_kind
+        .parse::<GameKind>()
+        .ok()
+        .and_then(GameKind::engine)
+        .ok_or_else(|| {
+            ApiError::Internal(anyhow::anyhow!(
+                "game {} is of kind `{}`, which this server cannot play",
+                game.id,
+                game.game_kind
+            ))
+        })
+}
+
+fn options_of(game: &Game) -> Value {
+    serde_json::from_str(&game.options).unwrap_or(Value::Null)
+}
+
+fn side_of(game: &Game, user_id: &str) -> Option<Side> {
+    if game.white_id == user_id {
+        Some(Side::White)
+    } else if game.black_id == user_id {
+        Some(Side::Black)
+    } else {
+        None
+    }
+}
+
+fn player_of(game: &Game, side: Side) -> &str {
+    match side {
+        Side::White => &game.white_id,
+        Side::Black => &game.black_id,
+    }
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::NotFound(format!("there is no game with id `{id}`"))
+}
+
+fn find(conn: &mut DbConn, id: &str) -> Result<Game, ApiError> {
+    games::table
+        .find(id)
+        .select(Game::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| not_found(id))
+}
+
+fn details(conn: &mut DbConn, game: Game) -> Result<GameDetails, ApiError> {
+    let refs = user_refs(conn, &[&game.white_id, &game.black_id])?;
+    Ok(GameDetails {
+        white: user_ref(&refs, &game.white_id)?,
+        black: user_ref(&refs, &game.black_id)?,
+        game,
+    })
+}
+
+/// Stores a new game at its start position; used when a challenge is accepted.
+pub fn create(
+    conn: &mut DbConn,
+    kind: GameKind,
+    options: &Value,
+    white_id: &str,
+    black_id: &str,
+    days_per_move: Option<i32>,
+    now: NaiveDateTime,
+) -> Result<Game, ApiError> {
+    let engine = kind
+        .engine()
+        .ok_or_else(|| ApiError::validation("game", format!("{kind} cannot be played yet")))?;
+    let position = engine
+        .start_position(options)
+        .map_err(|e| ApiError::validation("options", e.to_string()))?;
+    let analysis = engine
+        .analyse(&position, options)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("bad start position: {e}")))?;
+    let to_move = match analysis.side_to_move {
+        Side::White => white_id,
+        Side::Black => black_id,
+    };
+    let game = Game {
+        id: uuid::Uuid::now_v7().to_string(),
+        game_kind: kind.id().to_owned(),
+        options: options.to_string(),
+        white_id: white_id.to_owned(),
+        black_id: black_id.to_owned(),
+        status: status::ACTIVE.into(),
+        position,
+        ply: 0,
+        to_move_id: Some(to_move.to_owned()),
+        result: None,
+        termination: None,
+        result_summary: None,
+        draw_offer: None,
+        days_per_move,
+        created_at: now,
+        updated_at: now,
+        finished_at: None,
+    };
+    diesel::insert_into(games::table).values(&game).execute(conn)?;
+    Ok(game)
+}
+
+pub async fn get(db: &Database, id: String) -> Result<GameDetails, ApiError> {
+    db.read(move |conn| {
+        let game = find(conn, &id)?;
+        details(conn, game)
+    })
+    .await
+}
+
+/// The caller's games: those where it is their move first, then the most recently active.
+pub async fn list_mine(
+    db: &Database,
+    user_id: String,
+    filter: StatusFilter,
+    page: PageRequest,
+) -> Result<Page<GameDetails>, ApiError> {
+    db.read(move |conn| {
+        let mine = || {
+            let mut query = games::table
+                .filter(games::white_id.eq(user_id.clone()).or(games::black_id.eq(user_id.clone())))
+                .into_boxed();
+            match filter {
+                StatusFilter::Active => query = query.filter(games::status.eq(status::ACTIVE)),
+                StatusFilter::Finished => query = query.filter(games::status.eq(status::FINISHED)),
+                StatusFilter::All => {}
+            }
+            query
+        };
+        let total: i64 = mine().count().get_result(conn)?;
+        // 'active' sorts before 'finished'; among active games `to_move_id` is never NULL.
+        let rows: Vec<Game> = mine()
+            .order((
+                games::status.asc(),
+                games::to_move_id.eq(user_id.clone()).desc(),
+                games::updated_at.desc(),
+                games::id.desc(),
+            ))
+            .limit(page.per_page)
+            .offset(page.offset())
+            .select(Game::as_select())
+            .load(conn)?;
+        let ids: Vec<&str> = rows
+            .iter()
+            .flat_map(|g| [g.white_id.as_str(), g.black_id.as_str()])
+            .collect();
+        let refs = user_refs(conn, &ids)?;
+        let items = rows
+            .into_iter()
+            .map(|game| {
+                Ok(GameDetails {
+                    white: user_ref(&refs, &game.white_id)?,
+                    black: user_ref(&refs, &game.black_id)?,
+                    game,
+                })
+            })
+            .collect::<Result<_, ApiError>>()?;
+        Ok(Page {
+            items,
+            page: page.page,
+            per_page: page.per_page,
+            total,
+        })
+    })
+    .await
+}
+
+/// The whole history of a game, oldest first.
+pub async fn history(db: &Database, id: String) -> Result<(GameDetails, Vec<Move>), ApiError> {
+    db.read(move |conn| {
+        let game = find(conn, &id)?;
+        let history = moves::table
+            .filter(moves::game_id.eq(&id))
+            .order(moves::ply.asc())
+            .select(Move::as_select())
+            .load(conn)?;
+        Ok((details(conn, game)?, history))
+    })
+    .await
+}
+
+/// A move request as the client sent it.
+#[derive(Clone, Debug)]
+pub struct MoveRequest {
+    pub text: String,
+    /// The ply the client believes the game is at.
+    pub ply: Option<i32>,
+}
+
+/// Plays a move for the caller.
+pub async fn play(
+    db: &Database,
+    game_id: String,
+    user: AuthUser,
+    request: MoveRequest,
+    now: DateTime<Utc>,
+) -> Result<PlayedMove, ApiError> {
+    let attempt = || {
+        let (game_id, user, request) = (game_id.clone(), user.clone(), request.clone());
+        db.write(move |conn| play_in_transaction(conn, &game_id, &user, &request, now))
+    };
+    match attempt().await {
+        // On PostgreSQL a concurrent move can win between our read and our conditional update;
+        // reading again gives the caller the true answer (not your turn, or their own replay).
+        Err(ApiError::Conflict { slug: RACE, .. }) => attempt().await,
+        other => other,
+    }
+}
+
+const RACE: &str = "concurrent-update";
+
+fn play_in_transaction(
+    conn: &mut DbConn,
+    game_id: &str,
+    user: &AuthUser,
+    request: &MoveRequest,
+    now: DateTime<Utc>,
+) -> Result<PlayedMove, ApiError> {
+    let mut game = find(conn, game_id)?;
+    let Some(side) = side_of(&game, &user.id) else {
+        return Err(ApiError::Forbidden(
+            "you are not a player in this game; only its two players can move".into(),
+        ));
+    };
+    let engine = engine_of(&game)?;
+    let options = options_of(&game);
+
+    let my_turn = game.status == status::ACTIVE && game.to_move_id.as_deref() == Some(&user.id);
+    let ply_matches = request.ply.is_none_or(|ply| ply == game.ply);
+    if (!my_turn || !ply_matches)
+        && let Some(mv) = replay_of(conn, &game, side, engine, &options, request)?
+    {
+        return Ok(PlayedMove {
+            mv,
+            game: details(conn, game)?,
+            replayed: true,
+        });
+    }
+    if game.status != status::ACTIVE {
+        return Err(ApiError::conflict(
+            "game-over",
+            "The game is over",
+            "this game has ended; no more moves can be played",
+        ));
+    }
+    if !ply_matches {
+        return Err(ApiError::conflict(
+            "ply-mismatch",
+            "The game has moved on",
+            format!(
+                "you sent ply {}, but the game is at ply {}; reload the game and decide again",
+                request.ply.unwrap_or_default(),
+                game.ply
+            ),
+        )
+        .with("current_ply", game.ply));
+    }
+    if !my_turn {
+        return Err(ApiError::conflict(
+            "not-your-turn",
+            "Not your turn",
+            format!("it is {}'s turn; wait for their move", side.opponent()),
+        ));
+    }
+
+    let played = engine
+        .play(&game.position, &options, &request.text)
+        .map_err(|e| move_error(e, engine, &game.position, &options))?;
+
+    let previous_ply = game.ply;
+    let next_ply = previous_ply + 1;
+    let naive_now = now.naive_utc();
+    let after = &played.after;
+    game.position = after.position.clone();
+    game.ply = next_ply;
+    game.updated_at = naive_now;
+    // A move answers a standing draw offer from the opponent by declining it.
+    if game.draw_offer.as_deref().and_then(Side::from_name) == Some(side.opponent()) {
+        game.draw_offer = None;
+    }
+    match &after.outcome {
+        Some(outcome) => finish_on_board(&mut game, outcome, naive_now),
+        None => game.to_move_id = Some(player_of(&game, after.side_to_move).to_owned()),
+    }
+
+    let updated = diesel::update(
+        games::table
+            .filter(games::id.eq(&game.id))
+            .filter(games::ply.eq(previous_ply)),
+    )
+    .set((
+        games::position.eq(&game.position),
+        games::ply.eq(game.ply),
+        games::to_move_id.eq(&game.to_move_id),
+        games::status.eq(&game.status),
+        games::result.eq(&game.result),
+        games::termination.eq(&game.termination),
+        games::result_summary.eq(&game.result_summary),
+        games::draw_offer.eq(&game.draw_offer),
+        games::updated_at.eq(game.updated_at),
+        games::finished_at.eq(game.finished_at),
+    ))
+    .execute(conn)?;
+    if updated == 0 {
+        return Err(ApiError::conflict(
+            RACE,
+            "Concurrent move",
+            "another move in this game was accepted at the same moment; reload the game",
+        ));
+    }
+    let mv = Move {
+        game_id: game.id.clone(),
+        ply: next_ply,
+        side: side.name().to_owned(),
+        player_id: user.id.clone(),
+        submitted: request.text.clone(),
+        notation: played.notation,
+        position: game.position.clone(),
+        created_at: naive_now,
+    };
+    diesel::insert_into(moves::table).values(&mv).execute(conn)?;
+    Ok(PlayedMove {
+        mv,
+        game: details(conn, game)?,
+        replayed: false,
+    })
+}
+
+/// A request that repeats the caller's last accepted move (same ply, same move, perhaps written
+/// differently) is answered with that move instead of an error, so clients can retry safely.
+fn replay_of(
+    conn: &mut DbConn,
+    game: &Game,
+    side: Side,
+    engine: &dyn Engine,
+    options: &Value,
+    request: &MoveRequest,
+) -> Result<Option<Move>, ApiError> {
+    if game.ply == 0 || request.ply.is_some_and(|ply| ply != game.ply - 1) {
+        return Ok(None);
+    }
+    let last: Option<Move> = moves::table
+        .find((&game.id, game.ply))
+        .select(Move::as_select())
+        .first(conn)
+        .optional()?;
+    let Some(last) = last.filter(|m| m.ply == game.ply && m.side == side.name()) else {
+        return Ok(None);
+    };
+    if last.submitted == request.text || last.notation == request.text.trim() {
+        return Ok(Some(last));
+    }
+    // Written another way: read it in the position it was played in.
+    let before: Option<String> = moves::table
+        .filter(moves::game_id.eq(&game.id))
+        .filter(moves::ply.eq(game.ply - 1))
+        .select(moves::position)
+        .first(conn)
+        .optional()?;
+    let before = match before {
+        Some(position) => position,
+        None => engine
+            .start_position(options)
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?,
+    };
+    let same = engine
+        .play(&before, options, &request.text)
+        .is_ok_and(|played| played.notation == last.notation);
+    Ok(same.then_some(last))
+}
+
+/// The problem for a move the engine refused, with the legal moves or the candidates.
+pub fn move_error(error: PlayError, engine: &dyn Engine, position: &str, options: &Value) -> ApiError {
+    let legal = || engine.legal_moves(position, options).unwrap_or_default();
+    match error {
+        PlayError::Position(e) => {
+            ApiError::Internal(anyhow::anyhow!("stored position `{position}` is unreadable: {e}"))
+        }
+        PlayError::Move(MoveError::Syntax { message }) => ApiError::Rules {
+            slug: "invalid-move-syntax",
+            title: "The move could not be read",
+            detail: message,
+            extra: Default::default(),
+        }
+        .with("legal_moves", legal()),
+        PlayError::Move(MoveError::Illegal { message }) => ApiError::Rules {
+            slug: "illegal-move",
+            title: "Illegal move",
+            detail: message,
+            extra: Default::default(),
+        }
+        .with("legal_moves", legal()),
+        PlayError::Move(MoveError::Ambiguous { candidates }) => ApiError::Rules {
+            slug: "ambiguous-move",
+            title: "Ambiguous move",
+            detail: MoveError::Ambiguous {
+                candidates: candidates.clone(),
+            }
+            .to_string(),
+            extra: Default::default(),
+        }
+        .with("candidates", candidates),
+        PlayError::Move(MoveError::GameOver) => ApiError::conflict(
+            "game-over",
+            "The game is over",
+            "the position is finished; no more moves can be played",
+        ),
+    }
+}
+
+fn finish(game: &mut Game, winner: Option<Side>, termination: &str, summary: Option<String>, now: NaiveDateTime) {
+    game.status = status::FINISHED.into();
+    game.result = Some(winner.map_or("draw", Side::name).to_owned());
+    game.termination = Some(termination.to_owned());
+    game.result_summary = summary;
+    game.to_move_id = None;
+    game.draw_offer = None;
+    game.finished_at = Some(now);
+    game.updated_at = now;
+}
+
+fn finish_on_board(game: &mut Game, outcome: &Outcome, now: NaiveDateTime) {
+    let reason = serde_json::to_value(outcome.reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    finish(game, outcome.winner, &reason, outcome.summary.clone(), now);
+}
+
+/// Stores an ending or a draw-offer change decided off the board; the update is conditional on
+/// the game being unchanged since it was read.
+fn save_off_board(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
+    let updated = diesel::update(
+        games::table
+            .filter(games::id.eq(&game.id))
+            .filter(games::ply.eq(read_ply))
+            .filter(games::status.eq(status::ACTIVE)),
+    )
+    .set((
+        games::to_move_id.eq(&game.to_move_id),
+        games::status.eq(&game.status),
+        games::result.eq(&game.result),
+        games::termination.eq(&game.termination),
+        games::result_summary.eq(&game.result_summary),
+        games::draw_offer.eq(&game.draw_offer),
+        games::updated_at.eq(game.updated_at),
+        games::finished_at.eq(game.finished_at),
+    ))
+    .execute(conn)?;
+    if updated == 0 {
+        return Err(ApiError::conflict(
+            RACE,
+            "Concurrent update",
+            "the game changed at the same moment; reload it and try again",
+        ));
+    }
+    Ok(())
+}
+
+/// Reads an active game the caller plays in, for an action off the board.
+fn my_active_game(conn: &mut DbConn, id: &str, user: &AuthUser) -> Result<(Game, Side), ApiError> {
+    let game = find(conn, id)?;
+    let side = side_of(&game, &user.id).ok_or_else(|| {
+        ApiError::Forbidden("you are not a player in this game".into())
+    })?;
+    if game.status != status::ACTIVE {
+        return Err(ApiError::conflict(
+            "game-over",
+            "The game is over",
+            "this game has already ended",
+        ));
+    }
+    Ok((game, side))
+}
+
+pub async fn resign(db: &Database, id: String, user: AuthUser, now: DateTime<Utc>) -> Result<GameDetails, ApiError> {
+    db.write(move |conn| {
+        let (mut game, side) = my_active_game(conn, &id, &user)?;
+        let ply = game.ply;
+        finish(&mut game, Some(side.opponent()), termination::RESIGNATION, None, now.naive_utc());
+        save_off_board(conn, &game, ply)?;
+        details(conn, game)
+    })
+    .await
+}
+
+/// What a player does about a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawAction {
+    Offer,
+    Accept,
+    Decline,
+}
+
+pub async fn draw(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+    action: DrawAction,
+    now: DateTime<Utc>,
+) -> Result<GameDetails, ApiError> {
+    db.write(move |conn| {
+        let (mut game, side) = my_active_game(conn, &id, &user)?;
+        if !engine_of(&game)?.can_draw() {
+            return Err(ApiError::conflict(
+                "draw-not-possible",
+                "No draws in this game",
+                format!("{} cannot end in a draw", engine_of(&game)?.name()),
+            ));
+        }
+        let standing = game.draw_offer.as_deref().and_then(Side::from_name);
+        let ply = game.ply;
+        let naive_now = now.naive_utc();
+        match (action, standing) {
+            // Offering when the opponent has already offered is agreeing.
+            (DrawAction::Offer | DrawAction::Accept, Some(offerer)) if offerer != side => {
+                finish(&mut game, None, termination::AGREEMENT, None, naive_now);
+            }
+            (DrawAction::Offer, Some(_)) => {
+                return Err(ApiError::conflict(
+                    "draw-already-offered",
+                    "Draw already offered",
+                    "you have already offered a draw; wait for your opponent's answer",
+                ));
+            }
+            (DrawAction::Offer, None) => {
+                game.draw_offer = Some(side.name().to_owned());
+                game.updated_at = naive_now;
+            }
+            (DrawAction::Decline, Some(offerer)) if offerer != side => {
+                game.draw_offer = None;
+                game.updated_at = naive_now;
+            }
+            (DrawAction::Accept | DrawAction::Decline, _) => {
+                return Err(ApiError::conflict(
+                    "no-draw-offer",
+                    "No draw offer",
+                    "your opponent has not offered a draw",
+                ));
+            }
+        }
+        save_off_board(conn, &game, ply)?;
+        details(conn, game)
+    })
+    .await
+}

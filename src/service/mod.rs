@@ -1,0 +1,78 @@
+//! The server's use cases. Each public function is one thing a client can ask for: it takes
+//! already-parsed input and the current time, runs its queries in as few transactions as it
+//! can, and answers with stored rows or an [`ApiError`](crate::error::ApiError).
+
+pub mod accounts;
+pub mod challenges;
+pub mod games;
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+use serde::Serialize;
+
+use crate::db::DbConn;
+use crate::db::schema::users;
+
+/// Where the server reads the time. Tests substitute their own to move time forward.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The wall clock.
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// A user as others see them in games and challenges.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Queryable)]
+pub struct UserRef {
+    pub id: String,
+    pub username: String,
+}
+
+/// Loads the public names of a set of users at once.
+pub fn user_refs(conn: &mut DbConn, ids: &[&str]) -> QueryResult<Vec<UserRef>> {
+    let mut ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+    ids.sort();
+    ids.dedup();
+    users::table
+        .filter(users::id.eq_any(ids))
+        .select((users::id, users::username))
+        .load(conn)
+}
+
+/// Finds one user among loaded ones; a missing row means the database lost a foreign key.
+pub fn user_ref(refs: &[UserRef], id: &str) -> Result<UserRef, crate::error::ApiError> {
+    refs.iter()
+        .find(|r| r.id == id)
+        .cloned()
+        .ok_or_else(|| crate::error::ApiError::Internal(anyhow::anyhow!("user {id} is missing")))
+}
+
+/// One page of a listing.
+#[derive(Clone, Debug, Serialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub page: i64,
+    pub per_page: i64,
+    pub total: i64,
+}
+
+/// Which page of a listing to read; validated by the API layer.
+#[derive(Clone, Copy, Debug)]
+pub struct PageRequest {
+    pub page: i64,
+    pub per_page: i64,
+}
+
+impl PageRequest {
+    pub const MAX_PER_PAGE: i64 = 100;
+
+    pub fn offset(self) -> i64 {
+        (self.page - 1) * self.per_page
+    }
+}
