@@ -1,0 +1,257 @@
+//! The test application: the real app, in process, on a fresh database (a SQLite file in a
+//! temporary folder, or a new PostgreSQL database when `KURYR_TEST_DATABASE_URL` is set), with
+//! every response checked against `openapi.yaml`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use actix_web::http::{Method, StatusCode, header};
+use actix_web::test::{self, TestRequest};
+use actix_web::{App, web};
+use chrono::{DateTime, Utc};
+use diesel::{Connection, PgConnection, RunQueryDsl};
+use secrecy::SecretString;
+use serde_json::{Value, json};
+
+use kuryr::auth::TokenKeys;
+use kuryr::db::{self, Database, DatabaseUrl};
+use kuryr::service::Clock;
+use kuryr::startup::{AppState, configure};
+
+pub const PASSWORD: &str = "correct horse battery staple";
+pub const SECRET: &str = "test-secret-that-is-at-least-32-bytes-long";
+
+/// A clock the tests move by hand.
+pub struct TestClock(Mutex<DateTime<Utc>>);
+
+impl TestClock {
+    pub fn now_ts(&self) -> i64 {
+        self.now().timestamp()
+    }
+
+    pub fn advance(&self, by: chrono::Duration) {
+        *self.0.lock().unwrap() += by;
+    }
+}
+
+impl Clock for TestClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.0.lock().unwrap()
+    }
+}
+
+type Call = Rc<dyn Fn(TestRequest) -> Pin<Box<dyn Future<Output = TestResponse>>>>;
+
+pub struct TestApp {
+    call: Call,
+    pub db: Database,
+    pub clock: Arc<TestClock>,
+    _storage: Storage,
+}
+
+/// What a response looked like, with its body parsed as JSON where it is JSON.
+#[derive(Debug)]
+pub struct TestResponse {
+    pub status: StatusCode,
+    pub headers: header::HeaderMap,
+    pub body: Value,
+}
+
+impl TestResponse {
+    /// The problem `type` slug of an error response.
+    pub fn problem(&self) -> &str {
+        self.body["type"]
+            .as_str()
+            .and_then(|t| t.strip_prefix("urn:kuryr:problem:"))
+            .unwrap_or_else(|| panic!("not a problem document: {}", self.body))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Keeps the database alive for the test and removes it afterwards.
+enum Storage {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { admin_url: String, name: String },
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if let Storage::Postgres { admin_url, name } = self
+            && let Ok(mut conn) = PgConnection::establish(admin_url)
+        {
+            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
+        }
+    }
+}
+
+/// The PostgreSQL server to test against, if any.
+pub fn postgres_admin_url() -> Option<String> {
+    std::env::var("KURYR_TEST_DATABASE_URL").ok().filter(|url| !url.is_empty())
+}
+
+fn fresh_storage() -> (DatabaseUrl, Storage) {
+    match postgres_admin_url() {
+        Some(admin_url) => {
+            let name = format!("kuryr_test_{}", uuid::Uuid::now_v7().simple());
+            let mut conn = PgConnection::establish(&admin_url).expect("KURYR_TEST_DATABASE_URL must be reachable");
+            diesel::sql_query(format!("CREATE DATABASE {name}"))
+                .execute(&mut conn)
+                .expect("create a test database");
+            let (base, _) = admin_url.rsplit_once('/').expect("a URL ending in /database");
+            let url = format!("{base}/{name}");
+            (DatabaseUrl::Postgres(url), Storage::Postgres { admin_url, name })
+        }
+        None => {
+            let dir = tempfile::tempdir().expect("a temporary folder");
+            let url = DatabaseUrl::sqlite_file(&dir.path().join("kuryr.sqlite3"));
+            (url, Storage::Sqlite(dir))
+        }
+    }
+}
+
+/// Starts the app on a new, migrated database.
+pub async fn spawn_app() -> TestApp {
+    let (url, storage) = fresh_storage();
+    let migrate_url = url.clone();
+    tokio::task::spawn_blocking(move || db::run_migrations(&migrate_url))
+        .await
+        .unwrap()
+        .expect("migrations apply");
+    let db = Database::connect(&url, 4).expect("database opens");
+    let clock = Arc::new(TestClock(Mutex::new(
+        "2026-11-22T12:00:00Z".parse::<DateTime<Utc>>().unwrap(),
+    )));
+    let tokens = TokenKeys::new(&SecretString::from(SECRET.to_owned()), 24);
+    let state = web::Data::new(AppState::new(db.clone(), tokens, clock.clone()));
+    let service = Rc::new(test::init_service(App::new().configure(configure(state))).await);
+    let call: Call = Rc::new(move |request: TestRequest| {
+        let service = service.clone();
+        Box::pin(async move {
+            let request = request.to_request();
+            let method = request.method().clone();
+            let path = request.path().to_owned();
+            let response = test::call_service(&*service, request).await;
+            let status = response.status();
+            let headers = response.headers().clone();
+            let bytes = test::read_body(response).await;
+            let body = if bytes.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+            };
+            let response = TestResponse { status, headers, body };
+            crate::openapi::check_response(&method, &path, &response);
+            response
+        })
+    });
+    TestApp {
+        call,
+        db,
+        clock,
+        _storage: storage,
+    }
+}
+
+/// A registered, logged-in user.
+#[derive(Clone, Debug)]
+pub struct TestUser {
+    pub id: String,
+    pub username: String,
+    pub token: String,
+}
+
+impl TestApp {
+    pub async fn send(&self, request: TestRequest) -> TestResponse {
+        (self.call)(request).await
+    }
+
+    pub async fn request(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> TestResponse {
+        let mut request = TestRequest::default().method(method).uri(path);
+        if let Some(token) = token {
+            request = request.insert_header((header::AUTHORIZATION, format!("Bearer {token}")));
+        }
+        if let Some(body) = body {
+            request = request.set_json(body);
+        }
+        self.send(request).await
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {
+        self.request(Method::GET, path, token, None).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> TestResponse {
+        self.request(Method::POST, path, token, Some(body)).await
+    }
+
+    pub async fn post_empty(&self, path: &str, token: Option<&str>) -> TestResponse {
+        self.request(Method::POST, path, token, None).await
+    }
+
+    pub async fn register(&self, username: &str) -> TestResponse {
+        self.post(
+            "/api/v1/auth/register",
+            None,
+            json!({"username": username, "email": format!("{username}@example.org"), "password": PASSWORD}),
+        )
+        .await
+    }
+
+    pub async fn login(&self, username: &str, password: &str) -> TestResponse {
+        self.post("/api/v1/auth/login", None, json!({"username": username, "password": password}))
+            .await
+    }
+
+    /// Registers and logs in a user.
+    pub async fn user(&self, username: &str) -> TestUser {
+        let registered = self.register(username).await;
+        assert_eq!(registered.status, StatusCode::CREATED, "{}", registered.body);
+        let login = self.login(username, PASSWORD).await;
+        assert_eq!(login.status, StatusCode::OK, "{}", login.body);
+        TestUser {
+            id: registered.body["id"].as_str().unwrap().to_owned(),
+            username: username.to_owned(),
+            token: login.body["access_token"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    /// `white` challenges `black` to a game with `white` playing White; `black` accepts.
+    /// Returns the game's id.
+    pub async fn start_game(&self, game: &str, white: &TestUser, black: &TestUser) -> String {
+        let challenge = self
+            .post(
+                "/api/v1/challenges",
+                Some(&white.token),
+                json!({"game": game, "opponent": black.username, "color": "white"}),
+            )
+            .await;
+        assert_eq!(challenge.status, StatusCode::CREATED, "{}", challenge.body);
+        let id = challenge.body["id"].as_str().unwrap();
+        let accepted = self
+            .post_empty(&format!("/api/v1/challenges/{id}/accept"), Some(&black.token))
+            .await;
+        assert_eq!(accepted.status, StatusCode::CREATED, "{}", accepted.body);
+        accepted.body["id"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn play(&self, game_id: &str, user: &TestUser, mv: &str) -> TestResponse {
+        self.post(&format!("/api/v1/games/{game_id}/moves"), Some(&user.token), json!({"move": mv}))
+            .await
+    }
+
+    pub async fn game(&self, game_id: &str) -> Value {
+        let game = self.get(&format!("/api/v1/games/{game_id}"), None).await;
+        assert_eq!(game.status, StatusCode::OK, "{}", game.body);
+        game.body
+    }
+}
+
+/// The spec, parsed once.
+pub static SPEC: LazyLock<Value> = LazyLock::new(|| {
+    serde_yaml_ng::from_str(include_str!("../../openapi.yaml")).expect("openapi.yaml is valid YAML")
+});

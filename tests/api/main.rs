@@ -1,0 +1,12 @@
+//! The HTTP API, end to end, on SQLite (and on PostgreSQL when `KURYR_TEST_DATABASE_URL` names a
+//! server the tests may create databases on).
+
+mod accounts;
+mod challenges;
+mod concurrency;
+mod errors;
+mod games;
+mod helpers;
+mod openapi;
+mod rules;
+mod schema;

@@ -1,0 +1,151 @@
+//! Keeps `openapi.yaml` true to the server: the endpoints registered are exactly the ones
+//! documented, and every response any test receives is documented with its status, its media
+//! type and a schema its body satisfies.
+
+use std::collections::BTreeSet;
+
+use actix_web::http::{Method, header};
+use serde_json::{Value, json};
+
+use crate::helpers::{SPEC, TestResponse};
+
+/// The documented path template that a request path falls under, in the server's own order.
+fn template_for(path: &str) -> Option<&'static str> {
+    let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    kuryr::api::endpoints().into_iter().map(|e| e.path).find(|template| {
+        let parts: Vec<&str> = template.split('/').collect();
+        parts.len() == segments.len()
+            && parts
+                .iter()
+                .zip(&segments)
+                .all(|(part, segment)| part.starts_with('{') || part == segment)
+    })
+}
+
+/// Follows a local `$ref` of the spec.
+fn resolve(value: &Value) -> &Value {
+    match value.get("$ref").and_then(Value::as_str) {
+        Some(reference) => {
+            let pointer = reference.strip_prefix('#').expect("local reference");
+            resolve(SPEC.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {reference}")))
+        }
+        None => value,
+    }
+}
+
+pub fn check_response(method: &Method, path: &str, response: &TestResponse) {
+    let content_type = response
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_owned();
+    if !response.status.is_success() {
+        assert_eq!(
+            content_type, "application/problem+json",
+            "{method} {path} answered {} without a problem document",
+            response.status
+        );
+    }
+    let Some(template) = template_for(path) else {
+        // A URL outside the API: only the generic 404 problem applies.
+        assert_eq!(response.status.as_u16(), 404, "{method} {path}");
+        return;
+    };
+    let operation = &SPEC["paths"][template][method.as_str().to_lowercase()];
+    if operation.is_null() {
+        assert_eq!(response.status.as_u16(), 405, "{method} {template} is not documented");
+        return;
+    }
+    let status = response.status.as_u16().to_string();
+    let documented = resolve(&operation["responses"][&status]);
+    assert!(
+        !documented.is_null(),
+        "{method} {template} answered {status}, which openapi.yaml does not document: {}",
+        response.body
+    );
+    let content = &documented["content"];
+    if content.is_null() {
+        assert!(response.body.is_null(), "{method} {template} {status} has an undocumented body");
+        return;
+    }
+    let media = &content[&content_type];
+    assert!(
+        !media.is_null(),
+        "{method} {template} {status} answered with {content_type}, which is not documented"
+    );
+    let mut schema = media["schema"].clone();
+    // Make the component schemas reachable from the response schema's own root.
+    schema
+        .as_object_mut()
+        .expect("a schema object")
+        .insert("components".into(), SPEC["components"].clone());
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&response.body)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{method} {template} {status} does not match openapi.yaml:\n{}\nbody: {}",
+        errors.join("\n"),
+        response.body
+    );
+}
+
+#[test]
+fn every_endpoint_is_documented_and_every_documented_path_exists() {
+    let registered: BTreeSet<(String, String)> = kuryr::api::endpoints()
+        .into_iter()
+        .map(|e| (e.method.as_str().to_lowercase(), e.path.to_owned()))
+        .collect();
+    let mut documented = BTreeSet::new();
+    for (path, item) in SPEC["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("path item").keys() {
+            if ["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
+                documented.insert((method.clone(), path.clone()));
+            }
+        }
+    }
+    let undocumented: Vec<_> = registered.difference(&documented).collect();
+    let missing: Vec<_> = documented.difference(&registered).collect();
+    assert!(undocumented.is_empty(), "endpoints missing from openapi.yaml: {undocumented:?}");
+    assert!(missing.is_empty(), "openapi.yaml documents endpoints the server lacks: {missing:?}");
+}
+
+#[test]
+fn every_operation_documents_its_errors_as_problems() {
+    for (path, item) in SPEC["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let responses = operation["responses"].as_object().unwrap();
+            if operation.get("security").is_some() {
+                assert!(responses.contains_key("401"), "{method} {path}: a secured operation documents 401");
+            }
+            if operation.get("requestBody").is_some() {
+                for status in ["400", "413", "415"] {
+                    assert!(responses.contains_key(status), "{method} {path} lacks {status}");
+                }
+            }
+            for (status, response) in responses {
+                let response = resolve(response);
+                if !status.starts_with('2') {
+                    assert!(
+                        !response["content"]["application/problem+json"].is_null(),
+                        "{method} {path} {status} is not a problem document"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_spec_is_the_one_the_server_serves() {
+    let served: Value = serde_yaml_ng::from_str(kuryr::api::health::OPENAPI_YAML).unwrap();
+    assert_eq!(served, *SPEC);
+    assert_eq!(SPEC["openapi"], json!("3.1.0"));
+}

@@ -1,0 +1,63 @@
+//! The migrations of each backend build the schema that `src/db/schema.rs` describes.
+
+use diesel::prelude::*;
+use kuryr::db::models::{Challenge, Game, Move, User};
+use kuryr::db::schema::{challenges, games, moves, users};
+
+use crate::helpers::spawn_app;
+
+#[actix_web::test]
+async fn every_table_has_the_columns_the_code_reads() {
+    let app = spawn_app().await;
+    app.db
+        .read(|conn| {
+            users::table.select(User::as_select()).load(conn)?;
+            games::table.select(Game::as_select()).load(conn)?;
+            moves::table.select(Move::as_select()).load(conn)?;
+            challenges::table.select(Challenge::as_select()).load(conn)?;
+            Ok(())
+        })
+        .await
+        .expect("every model can be loaded");
+}
+
+#[actix_web::test]
+async fn the_move_history_is_append_only() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let game = app.start_game("cheversi", &alice, &bob).await;
+    app.play(&game, &alice, "KE4").await;
+    let rewrite = app
+        .db
+        .write(move |conn| {
+            Ok(diesel::update(moves::table.filter(moves::game_id.eq(game)))
+                .set(moves::notation.eq("KA1"))
+                .execute(conn)?)
+        })
+        .await;
+    assert!(rewrite.is_err(), "a stored move was rewritten");
+}
+
+#[actix_web::test]
+async fn foreign_keys_are_enforced() {
+    let app = spawn_app().await;
+    let orphan = app
+        .db
+        .write(|conn| {
+            Ok(diesel::insert_into(moves::table)
+                .values((
+                    moves::game_id.eq("no-such-game"),
+                    moves::ply.eq(1),
+                    moves::side.eq("white"),
+                    moves::player_id.eq("nobody"),
+                    moves::submitted.eq("KE4"),
+                    moves::notation.eq("KE4"),
+                    moves::position.eq("b E4K ; last=E4"),
+                    moves::created_at.eq(chrono::Utc::now().naive_utc()),
+                ))
+                .execute(conn)?)
+        })
+        .await;
+    assert!(orphan.is_err(), "a move without a game was stored");
+}
