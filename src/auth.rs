@@ -6,7 +6,9 @@ use std::pin::Pin;
 use std::sync::LazyLock;
 
 use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng};
+use argon2::password_hash::{
+    PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng,
+};
 use argon2::{Algorithm, Argon2, Params, Version};
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm as JwtAlgorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -22,8 +24,7 @@ const AUDIENCE: &str = "kuryr-api";
 /// The one answer to any authentication failure, so a caller learns nothing about which part
 /// was wrong.
 pub const INVALID_CREDENTIALS: &str = "the username or password is wrong";
-pub const INVALID_TOKEN: &str =
-    "a valid access token is required: send `Authorization: Bearer <token>` with a token from POST /api/v1/auth/login";
+pub const INVALID_TOKEN: &str = "a valid access token is required: send `Authorization: Bearer <token>` with a token from POST /api/v1/auth/login";
 
 /// argon2id with the OWASP Password Storage Cheat Sheet's first recommendation:
 /// 19 MiB of memory, 2 iterations, 1 lane.
@@ -53,7 +54,8 @@ pub fn verify_password(password: &str, stored: Option<&str>) -> bool {
     let Ok(hash) = PasswordHash::new(stored) else {
         return false;
     };
-    argon2().verify_password(password.as_bytes(), &hash).is_ok() && !std::ptr::eq(stored, DUMMY_HASH.as_str())
+    argon2().verify_password(password.as_bytes(), &hash).is_ok()
+        && !std::ptr::eq(stored, DUMMY_HASH.as_str())
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -93,7 +95,12 @@ impl TokenKeys {
         }
     }
 
-    pub fn issue(&self, user_id: &str, session_version: i32, now: DateTime<Utc>) -> anyhow::Result<String> {
+    pub fn issue(
+        &self,
+        user_id: &str,
+        session_version: i32,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<String> {
         let claims = Claims {
             sub: user_id.to_owned(),
             iss: ISSUER.into(),
@@ -144,7 +151,8 @@ impl FromRequest for AuthUser {
             let (Some(state), Some(claims)) = (state, claims) else {
                 return Err(ApiError::Unauthorized(INVALID_TOKEN));
             };
-            let user = crate::service::accounts::session_user(&state.db, claims.sub, claims.sv).await?;
+            let user =
+                crate::service::accounts::session_user(&state.db, claims.sub, claims.sv).await?;
             user.ok_or(ApiError::Unauthorized(INVALID_TOKEN))
         })
     }
@@ -155,7 +163,10 @@ mod tests {
     use super::*;
 
     fn keys() -> TokenKeys {
-        TokenKeys::new(&SecretString::from("0123456789abcdef0123456789abcdef".to_owned()), 1)
+        TokenKeys::new(
+            &SecretString::from("0123456789abcdef0123456789abcdef".to_owned()),
+            1,
+        )
     }
 
     #[test]
@@ -163,7 +174,10 @@ mod tests {
         let hash = hash_password("correct horse battery staple").unwrap();
         assert!(hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"));
         assert!(verify_password("correct horse battery staple", Some(&hash)));
-        assert!(!verify_password("Correct horse battery staple", Some(&hash)));
+        assert!(!verify_password(
+            "Correct horse battery staple",
+            Some(&hash)
+        ));
         assert!(!verify_password("no user has this password", None));
         assert!(!verify_password("x", Some("not a hash")));
     }
@@ -175,14 +189,23 @@ mod tests {
         let token = keys.issue("u1", 3, now).unwrap();
         let claims = keys.verify(&token, now).unwrap();
         assert_eq!((claims.sub.as_str(), claims.sv), ("u1", 3));
-        assert!(keys.verify(&token, now + chrono::Duration::minutes(59)).is_some());
-        assert!(keys.verify(&token, now + chrono::Duration::hours(1)).is_none());
+        assert!(
+            keys.verify(&token, now + chrono::Duration::minutes(59))
+                .is_some()
+        );
+        assert!(
+            keys.verify(&token, now + chrono::Duration::hours(1))
+                .is_none()
+        );
     }
 
     #[test]
     fn tokens_signed_with_another_secret_or_algorithm_are_refused() {
         let keys = keys();
-        let other = TokenKeys::new(&SecretString::from("another secret of 32 bytes or more!".to_owned()), 1);
+        let other = TokenKeys::new(
+            &SecretString::from("another secret of 32 bytes or more!".to_owned()),
+            1,
+        );
         let forged = other.issue("u1", 0, Utc::now()).unwrap();
         assert!(keys.verify(&forged, Utc::now()).is_none());
         let claims = Claims {

@@ -69,7 +69,9 @@ impl StorageArgs {
     pub fn database_url(&self) -> Result<DatabaseUrl, String> {
         match &self.database_url {
             Some(url) if !url.trim().is_empty() => DatabaseUrl::parse(url.trim()),
-            _ => Ok(DatabaseUrl::sqlite_file(&self.data_dir.join("kuryr.sqlite3"))),
+            _ => Ok(DatabaseUrl::sqlite_file(
+                &self.data_dir.join("kuryr.sqlite3"),
+            )),
         }
     }
 }

@@ -92,9 +92,16 @@ impl ApiError {
     fn slug_and_title(&self) -> (&'static str, &'static str) {
         match self {
             ApiError::BadRequest(_) => ("bad-request", "The request could not be read"),
-            ApiError::Validation { .. } => ("validation-failed", "A value in the request is not acceptable"),
-            ApiError::PayloadTooLarge { .. } => ("payload-too-large", "The request body is too large"),
-            ApiError::UnsupportedMediaType => ("unsupported-media-type", "The request body must be JSON"),
+            ApiError::Validation { .. } => (
+                "validation-failed",
+                "A value in the request is not acceptable",
+            ),
+            ApiError::PayloadTooLarge { .. } => {
+                ("payload-too-large", "The request body is too large")
+            }
+            ApiError::UnsupportedMediaType => {
+                ("unsupported-media-type", "The request body must be JSON")
+            }
             ApiError::Unauthorized(_) => ("unauthorized", "Authentication required"),
             ApiError::Forbidden(_) => ("forbidden", "Not allowed"),
             ApiError::NotFound(_) => ("not-found", "Not found"),

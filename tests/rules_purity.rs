@@ -4,9 +4,28 @@
 use std::path::Path;
 
 const FORBIDDEN: &[&str] = &[
-    "actix", "diesel", "crate::db", "crate::api", "crate::service", "crate::auth", "crate::startup",
-    "tokio", "rand", "chrono", "std::fs", "std::net", "std::io", "std::process", "std::env",
-    "std::time", "std::thread", "SystemTime", "Instant", "tracing", "println!", "eprintln!",
+    "actix",
+    "diesel",
+    "crate::db",
+    "crate::api",
+    "crate::service",
+    "crate::auth",
+    "crate::startup",
+    "tokio",
+    "rand",
+    "chrono",
+    "std::fs",
+    "std::net",
+    "std::io",
+    "std::process",
+    "std::env",
+    "std::time",
+    "std::thread",
+    "SystemTime",
+    "Instant",
+    "tracing",
+    "println!",
+    "eprintln!",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
@@ -23,7 +42,10 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 #[test]
 fn rules_use_nothing_but_std_serde_and_themselves() {
     let mut files = Vec::new();
-    sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rules"), &mut files);
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rules"),
+        &mut files,
+    );
     assert!(!files.is_empty());
     let mut offences = Vec::new();
     for file in files {
@@ -34,17 +56,32 @@ fn rules_use_nothing_but_std_serde_and_themselves() {
                 let hit = code.match_indices(word).any(|(at, _)| {
                     let before = code[..at].chars().next_back();
                     let after = code[at + word.len()..].chars().next();
-                    let boundary = |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                    let boundary =
+                        |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
                     boundary(before) && (boundary(after) || word.ends_with(['!', ':']))
                 });
                 if hit {
-                    offences.push(format!("{}:{}: `{word}` in {}", file.display(), number + 1, line.trim()));
+                    offences.push(format!(
+                        "{}:{}: `{word}` in {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
                 }
             }
         }
         for line in text.lines().filter(|l| l.trim_start().starts_with("use ")) {
             let path = line.trim_start().trim_start_matches("use ").trim();
-            let allowed = ["std::", "core::", "serde", "serde_json", "super::", "crate::rules", "self::", "proptest"];
+            let allowed = [
+                "std::",
+                "core::",
+                "serde",
+                "serde_json",
+                "super::",
+                "crate::rules",
+                "self::",
+                "proptest",
+            ];
             assert!(
                 allowed.iter().any(|prefix| path.starts_with(prefix)),
                 "{}: `{}` reaches outside the rules",
@@ -53,5 +90,9 @@ fn rules_use_nothing_but_std_serde_and_themselves() {
             );
         }
     }
-    assert!(offences.is_empty(), "impure rules code:\n{}", offences.join("\n"));
+    assert!(
+        offences.is_empty(),
+        "impure rules code:\n{}",
+        offences.join("\n")
+    );
 }

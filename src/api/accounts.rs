@@ -22,7 +22,14 @@ pub async fn register(
     body: web::Json<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let user = accounts::register(&state.db, &body.username, &body.email, body.password, state.clock.now()).await?;
+    let user = accounts::register(
+        &state.db,
+        &body.username,
+        &body.email,
+        body.password,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", "/api/v1/me"))
         .json(AccountView::from(user)))
@@ -44,9 +51,19 @@ fn token_view(state: &AppState, token: String) -> TokenView {
     }
 }
 
-pub async fn login(state: web::Data<AppState>, body: web::Json<LoginBody>) -> Result<HttpResponse, ApiError> {
+pub async fn login(
+    state: web::Data<AppState>,
+    body: web::Json<LoginBody>,
+) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let token = accounts::login(&state.db, &state.tokens, body.username, body.password, state.clock.now()).await?;
+    let token = accounts::login(
+        &state.db,
+        &state.tokens,
+        body.username,
+        body.password,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(token_view(&state, token)))
@@ -70,7 +87,14 @@ pub async fn update_me(
     body: web::Json<UpdateMeBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let account = accounts::update(&state.db, user.id, body.username, body.email, state.clock.now()).await?;
+    let account = accounts::update(
+        &state.db,
+        user.id,
+        body.username,
+        body.email,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(AccountView::from(account)))
 }
 
@@ -101,7 +125,10 @@ pub async fn change_password(
         .json(token_view(&state, token)))
 }
 
-pub async fn user(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn user(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let user = accounts::by_username(&state.db, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(PublicUserView::from(user)))
 }

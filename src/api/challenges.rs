@@ -47,7 +47,10 @@ pub async fn create(
     };
     let challenge = challenges::create(&state.db, user, new, state.clock.now()).await?;
     Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/api/v1/challenges/{}", challenge.challenge.id)))
+        .insert_header((
+            "Location",
+            format!("/api/v1/challenges/{}", challenge.challenge.id),
+        ))
         .json(ChallengeView::from(challenge)))
 }
 
@@ -76,7 +79,13 @@ pub async fn list(
             ));
         }
     };
-    let page = challenges::list(&state.db, user, direction, page_request(query.page, query.per_page)?).await?;
+    let page = challenges::list(
+        &state.db,
+        user,
+        direction,
+        page_request(query.page, query.per_page)?,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(PageView {
         items: page.items.into_iter().map(ChallengeView::from).collect(),
         page: page.page,
@@ -85,25 +94,43 @@ pub async fn list(
     }))
 }
 
-pub async fn get(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn get(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let challenge = challenges::get(&state.db, path.into_inner(), user).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
 }
 
 /// Accepting answers with the new game.
-pub async fn accept(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn accept(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let game = challenges::accept(&state.db, path.into_inner(), user, state.clock.now()).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
         .json(GameView::new(game, true)?))
 }
 
-pub async fn decline(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let challenge = challenges::decline(&state.db, path.into_inner(), user, state.clock.now()).await?;
+pub async fn decline(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let challenge =
+        challenges::decline(&state.db, path.into_inner(), user, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
 }
 
-pub async fn cancel(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let challenge = challenges::cancel(&state.db, path.into_inner(), user, state.clock.now()).await?;
+pub async fn cancel(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let challenge =
+        challenges::cancel(&state.db, path.into_inner(), user, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
 }

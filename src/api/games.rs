@@ -36,7 +36,13 @@ pub async fn list(
             ));
         }
     };
-    let page = games::list_mine(&state.db, user.id, filter, page_request(query.page, query.per_page)?).await?;
+    let page = games::list_mine(
+        &state.db,
+        user.id,
+        filter,
+        page_request(query.page, query.per_page)?,
+    )
+    .await?;
     let items = page
         .items
         .into_iter()
@@ -55,11 +61,17 @@ fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {
 }
 
 /// Anyone may watch a game.
-pub async fn get(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn get(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     game_response(games::get(&state.db, path.into_inner()).await?)
 }
 
-pub async fn history(state: web::Data<AppState>, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn history(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let (details, moves) = games::history(&state.db, path.into_inner()).await?;
     Ok(HttpResponse::Ok().json(HistoryView {
         game_id: details.game.id,
@@ -122,18 +134,35 @@ pub async fn resign(
     game_response(games::resign(&state.db, path.into_inner(), user, state.clock.now()).await?)
 }
 
-async fn draw(state: web::Data<AppState>, user: AuthUser, id: String, action: DrawAction) -> Result<HttpResponse, ApiError> {
+async fn draw(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    id: String,
+    action: DrawAction,
+) -> Result<HttpResponse, ApiError> {
     game_response(games::draw(&state.db, id, user, action, state.clock.now()).await?)
 }
 
-pub async fn offer_draw(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn offer_draw(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     draw(state, user, path.into_inner(), DrawAction::Offer).await
 }
 
-pub async fn accept_draw(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn accept_draw(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     draw(state, user, path.into_inner(), DrawAction::Accept).await
 }
 
-pub async fn decline_draw(state: web::Data<AppState>, user: AuthUser, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+pub async fn decline_draw(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     draw(state, user, path.into_inner(), DrawAction::Decline).await
 }

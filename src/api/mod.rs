@@ -122,16 +122,17 @@ pub fn json_config() -> web::JsonConfig {
         .error_handler(|error, _req| {
             use actix_web::error::JsonPayloadError;
             let api = match &error {
-                JsonPayloadError::OverflowKnownLength { .. } | JsonPayloadError::Overflow { .. } => {
-                    ApiError::PayloadTooLarge {
-                        limit: MAX_BODY_BYTES,
-                    }
-                }
+                JsonPayloadError::OverflowKnownLength { .. }
+                | JsonPayloadError::Overflow { .. } => ApiError::PayloadTooLarge {
+                    limit: MAX_BODY_BYTES,
+                },
                 JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
                 JsonPayloadError::Deserialize(e) => {
                     ApiError::BadRequest(format!("the JSON body does not fit this endpoint: {e}"))
                 }
-                other => ApiError::BadRequest(format!("the request body could not be read: {other}")),
+                other => {
+                    ApiError::BadRequest(format!("the request body could not be read: {other}"))
+                }
             };
             api.into()
         })
@@ -144,8 +145,9 @@ pub fn query_config() -> web::QueryConfig {
 }
 
 pub fn path_config() -> web::PathConfig {
-    web::PathConfig::default()
-        .error_handler(|error, _req| ApiError::BadRequest(format!("the URL is not valid: {error}")).into())
+    web::PathConfig::default().error_handler(|error, _req| {
+        ApiError::BadRequest(format!("the URL is not valid: {error}")).into()
+    })
 }
 
 /// Reads `?page=&per_page=` of a listing: pages count from 1, 20 items by default.

@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::rules::{Engine, GameKind, MoveAndPosition, OptionSpec, Outcome, PlayError, PositionError, Side, cheversi};
+use crate::rules::{
+    Engine, GameKind, MoveAndPosition, OptionSpec, Outcome, PlayError, PositionError, Side,
+    cheversi,
+};
 
 #[derive(Serialize)]
 pub struct KindView {
@@ -79,11 +82,16 @@ pub struct LegalMovesView {
     outcome: Option<Outcome>,
 }
 
-pub async fn moves(path: web::Path<String>, body: web::Json<PositionBody>) -> Result<HttpResponse, ApiError> {
+pub async fn moves(
+    path: web::Path<String>,
+    body: web::Json<PositionBody>,
+) -> Result<HttpResponse, ApiError> {
     let engine = engine(&path)?;
     let body = body.into_inner();
     let options = options(engine, body.options)?;
-    let analysis = engine.analyse(&body.position, &options).map_err(invalid_position)?;
+    let analysis = engine
+        .analyse(&body.position, &options)
+        .map_err(invalid_position)?;
     let moves = engine
         .legal_moves_with_positions(&analysis.position, &options)
         .map_err(invalid_position)?;
@@ -118,14 +126,19 @@ pub struct PlayedView {
 }
 
 /// Plays one move on a given position: a client's way to check a move before sending it.
-pub async fn play(path: web::Path<String>, body: web::Json<PlayBody>) -> Result<HttpResponse, ApiError> {
+pub async fn play(
+    path: web::Path<String>,
+    body: web::Json<PlayBody>,
+) -> Result<HttpResponse, ApiError> {
     let engine = engine(&path)?;
     let body = body.into_inner();
     let options = options(engine, body.options)?;
-    let played = engine.play(&body.position, &options, &body.mv).map_err(|e| match e {
-        PlayError::Position(e) => invalid_position(e),
-        other => crate::service::games::move_error(other, engine, &body.position, &options),
-    })?;
+    let played = engine
+        .play(&body.position, &options, &body.mv)
+        .map_err(|e| match e {
+            PlayError::Position(e) => invalid_position(e),
+            other => crate::service::games::move_error(other, engine, &body.position, &options),
+        })?;
     Ok(HttpResponse::Ok().json(PlayedView {
         game: engine.id(),
         mv: played.notation,
@@ -150,7 +163,8 @@ pub struct ScoreView {
 /// The points each side scores in a Cheversi position.
 pub async fn cheversi_score(body: web::Json<ScoreBody>) -> Result<HttpResponse, ApiError> {
     use crate::rules::Game;
-    let position = cheversi::Cheversi::parse_position(&body.position, &Default::default()).map_err(invalid_position)?;
+    let position = cheversi::Cheversi::parse_position(&body.position, &Default::default())
+        .map_err(invalid_position)?;
     let (white, black) = cheversi::score(&position);
     Ok(HttpResponse::Ok().json(ScoreView { white, black }))
 }

@@ -288,7 +288,11 @@ mod tests {
         ));
         assert!(DatabaseUrl::parse("data/k.sqlite3").is_err());
         assert!(DatabaseUrl::parse("sqlite://:memory:").is_err());
-        assert!(DatabaseUrl::parse("mysql://u:secret@h/db").unwrap_err().contains("u:***@h"));
+        assert!(
+            DatabaseUrl::parse("mysql://u:secret@h/db")
+                .unwrap_err()
+                .contains("u:***@h")
+        );
     }
 
     #[test]

@@ -161,7 +161,11 @@ impl fmt::Display for MoveError {
         match self {
             MoveError::Syntax { message } | MoveError::Illegal { message } => f.write_str(message),
             MoveError::Ambiguous { candidates } => {
-                write!(f, "the move is ambiguous; it could be {}", candidates.join(", "))
+                write!(
+                    f,
+                    "the move is ambiguous; it could be {}",
+                    candidates.join(", ")
+                )
             }
             MoveError::GameOver => f.write_str("the game is over; no move can be played"),
         }
@@ -224,7 +228,8 @@ pub trait Game {
     fn start(options: &Self::Options) -> Self::Position;
 
     /// Reads a position string leniently (any token order, any run of whitespace, any case).
-    fn parse_position(text: &str, options: &Self::Options) -> Result<Self::Position, PositionError>;
+    fn parse_position(text: &str, options: &Self::Options)
+    -> Result<Self::Position, PositionError>;
 
     /// The canonical position string.
     fn format_position(position: &Self::Position) -> String;
@@ -385,8 +390,10 @@ pub trait Engine: Sync {
 
     /// Validates a JSON options object (`null` means all defaults) and returns it in canonical form,
     /// with every option present.
-    fn normalize_options(&self, options: &serde_json::Value)
-    -> Result<serde_json::Value, OptionsError>;
+    fn normalize_options(
+        &self,
+        options: &serde_json::Value,
+    ) -> Result<serde_json::Value, OptionsError>;
 
     fn start_position(&self, options: &serde_json::Value) -> Result<String, OptionsError>;
 

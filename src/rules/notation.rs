@@ -32,14 +32,13 @@ impl Square {
             return None;
         }
         let row: u8 = digits.parse().ok()?;
-        (1..=rows)
-            .contains(&row)
-            .then_some(Square::new(col, row - 1))
+        // `then`, not `then_some`: the argument of `then_some` is evaluated even for row 0.
+        (1..=rows).contains(&row).then(|| Square::new(col, row - 1))
     }
 
     /// A square is dark when column number + row number (both from 1) is even; `A1` is dark.
     pub fn is_dark(self) -> bool {
-        (self.col + self.row) % 2 == 0
+        (self.col + self.row).is_multiple_of(2)
     }
 }
 
@@ -126,10 +125,7 @@ pub fn split_position(text: &str) -> Result<PositionText<'_>, PositionError> {
             ));
         }
         let Some((key, value)) = section.split_once('=') else {
-            return Err(PositionError::at(
-                section,
-                "a field is written `key=value`",
-            ));
+            return Err(PositionError::at(section, "a field is written `key=value`"));
         };
         let (key, value) = (key.trim(), value.trim());
         if key.is_empty() || value.is_empty() || value.contains(char::is_whitespace) {
@@ -210,10 +206,22 @@ mod tests {
 
     #[test]
     fn layout_errors_name_the_token() {
-        assert_eq!(split_position("x E4K").unwrap_err().token.as_deref(), Some("x"));
-        assert_eq!(split_position("w (E4K").unwrap_err().token.as_deref(), Some("(E4K"));
-        assert_eq!(split_position("w ((E4K))").unwrap_err().token.as_deref(), Some("((E4K))"));
-        assert_eq!(split_position("w E4K ; last").unwrap_err().token.as_deref(), Some("last"));
+        assert_eq!(
+            split_position("x E4K").unwrap_err().token.as_deref(),
+            Some("x")
+        );
+        assert_eq!(
+            split_position("w (E4K").unwrap_err().token.as_deref(),
+            Some("(E4K")
+        );
+        assert_eq!(
+            split_position("w ((E4K))").unwrap_err().token.as_deref(),
+            Some("((E4K))")
+        );
+        assert_eq!(
+            split_position("w E4K ; last").unwrap_err().token.as_deref(),
+            Some("last")
+        );
         assert!(split_position("").is_err());
         assert!(split_position("w ; a=1 ; A=2").is_err());
     }

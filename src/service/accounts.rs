@@ -18,9 +18,14 @@ pub fn validate_username(username: &str) -> Result<String, ApiError> {
     let username = username.trim();
     let len = username.chars().count();
     if !(3..=32).contains(&len) {
-        return Err(ApiError::validation("username", "a username has 3 to 32 characters"));
+        return Err(ApiError::validation(
+            "username",
+            "a username has 3 to 32 characters",
+        ));
     }
-    if !username.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    if !username
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         || !username.starts_with(|c: char| c.is_ascii_alphanumeric())
     {
         return Err(ApiError::validation(
@@ -46,7 +51,9 @@ pub fn validate_email(email: &str) -> Result<String, ApiError> {
     let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
     let domain_ok = !domain.contains('@')
         && domain.contains('.')
-        && domain.split('.').all(|label| !label.is_empty() && !label.starts_with('-'));
+        && domain
+            .split('.')
+            .all(|label| !label.is_empty() && !label.starts_with('-'));
     if local.is_empty() || local.len() > 64 || !domain_ok {
         return Err(invalid());
     }
@@ -86,7 +93,9 @@ fn username_taken(username: &str) -> ApiError {
     ApiError::conflict(
         "username-taken",
         "Username taken",
-        format!("the username `{username}` is already taken (usernames ignore case); choose another"),
+        format!(
+            "the username `{username}` is already taken (usernames ignore case); choose another"
+        ),
     )
 }
 
@@ -155,7 +164,9 @@ pub async fn register(
     };
     db.write(move |conn| {
         check_unique(conn, Some(&user.username), Some(&user.email), None)?;
-        diesel::insert_into(users::table).values(&user).execute(conn)?;
+        diesel::insert_into(users::table)
+            .values(&user)
+            .execute(conn)?;
         Ok(user)
     })
     .await
@@ -165,9 +176,15 @@ fn find_by_login(conn: &mut DbConn, login: &str) -> QueryResult<Option<User>> {
     let login_key = key(login.trim());
     let query = users::table.select(User::as_select());
     if login_key.contains('@') {
-        query.filter(users::email_key.eq(login_key)).first(conn).optional()
+        query
+            .filter(users::email_key.eq(login_key))
+            .first(conn)
+            .optional()
     } else {
-        query.filter(users::username_key.eq(login_key)).first(conn).optional()
+        query
+            .filter(users::username_key.eq(login_key))
+            .first(conn)
+            .optional()
     }
 }
 
@@ -179,11 +196,14 @@ pub async fn login(
     password: String,
     now: DateTime<Utc>,
 ) -> Result<String, ApiError> {
-    let user = db.read(move |conn| Ok(find_by_login(conn, &login)?)).await?;
+    let user = db
+        .read(move |conn| Ok(find_by_login(conn, &login)?))
+        .await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
-    let verified = tokio::task::spawn_blocking(move || auth::verify_password(&password, stored.as_deref()))
-        .await
-        .map_err(|e| ApiError::Internal(e.into()))?;
+    let verified =
+        tokio::task::spawn_blocking(move || auth::verify_password(&password, stored.as_deref()))
+            .await
+            .map_err(|e| ApiError::Internal(e.into()))?;
     match user {
         Some(user) if verified => keys
             .issue(&user.id, user.session_version, now)
@@ -252,7 +272,10 @@ pub async fn update(
     let email = email.as_deref().map(validate_email).transpose()?;
     db.write(move |conn| {
         check_unique(conn, username.as_deref(), email.as_deref(), Some(&id))?;
-        let mut user: User = users::table.find(&id).select(User::as_select()).first(conn)?;
+        let mut user: User = users::table
+            .find(&id)
+            .select(User::as_select())
+            .first(conn)?;
         if let Some(username) = username {
             user.username_key = key(&username);
             user.username = username;
@@ -286,7 +309,10 @@ async fn set_password_hash(
 ) -> Result<i32, ApiError> {
     let new_hash = hash(new_password).await?;
     db.write(move |conn| {
-        let user: User = users::table.find(&id).select(User::as_select()).first(conn)?;
+        let user: User = users::table
+            .find(&id)
+            .select(User::as_select())
+            .first(conn)?;
         if let Some(expected) = expected_hash
             && expected != user.password_hash
         {
@@ -322,15 +348,18 @@ pub async fn change_password(
     validate_password(&new_password, "new_password")?;
     let user = get(db, id.clone()).await?;
     let stored = user.password_hash.clone();
-    let verified = tokio::task::spawn_blocking(move || auth::verify_password(&current_password, Some(&stored)))
-        .await
-        .map_err(|e| ApiError::Internal(e.into()))?;
+    let verified = tokio::task::spawn_blocking(move || {
+        auth::verify_password(&current_password, Some(&stored))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?;
     if !verified {
         return Err(ApiError::Forbidden(
             "the current password is wrong; the password was not changed".into(),
         ));
     }
-    let version = set_password_hash(db, id.clone(), new_password, Some(user.password_hash), now).await?;
+    let version =
+        set_password_hash(db, id.clone(), new_password, Some(user.password_hash), now).await?;
     keys.issue(&id, version, now).map_err(ApiError::Internal)
 }
 

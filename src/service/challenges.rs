@@ -107,10 +107,9 @@ pub async fn create(
     new: NewChallenge,
     now: DateTime<Utc>,
 ) -> Result<ChallengeDetails, ApiError> {
-    let kind: GameKind = new
-        .game
-        .parse()
-        .map_err(|e: crate::rules::UnknownGame| ApiError::validation("game", format!("{e}; see GET /api/v1/games/kinds")))?;
+    let kind: GameKind = new.game.parse().map_err(|e: crate::rules::UnknownGame| {
+        ApiError::validation("game", format!("{e}; see GET /api/v1/games/kinds"))
+    })?;
     let engine = kind.engine().ok_or_else(|| {
         ApiError::validation(
             "game",
@@ -171,7 +170,8 @@ pub async fn create(
 pub async fn get(db: &Database, id: String, user: AuthUser) -> Result<ChallengeDetails, ApiError> {
     db.read(move |conn| {
         let challenge = find(conn, &id)?;
-        let party = challenge.challenger_id == user.id || challenge.opponent_id.as_deref() == Some(&user.id);
+        let party = challenge.challenger_id == user.id
+            || challenge.opponent_id.as_deref() == Some(&user.id);
         if !party && challenge.open == 0 {
             return Err(not_found(&id));
         }
@@ -193,7 +193,9 @@ pub async fn list(
                 .into_boxed();
             match direction {
                 Direction::Incoming => pending.filter(challenges::opponent_id.eq(user.id.clone())),
-                Direction::Outgoing => pending.filter(challenges::challenger_id.eq(user.id.clone())),
+                Direction::Outgoing => {
+                    pending.filter(challenges::challenger_id.eq(user.id.clone()))
+                }
                 Direction::Open => pending
                     .filter(challenges::open.eq(1))
                     .filter(challenges::challenger_id.ne(user.id.clone())),
@@ -290,8 +292,8 @@ pub async fn accept(
             .game_kind
             .parse()
             .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
-        let options: Value = serde_json::from_str(&challenge.options)
-            .map_err(|e| ApiError::Internal(e.into()))?;
+        let options: Value =
+            serde_json::from_str(&challenge.options).map_err(|e| ApiError::Internal(e.into()))?;
         let game = games::create(
             conn,
             kind,
@@ -301,7 +303,14 @@ pub async fn accept(
             challenge.days_per_move,
             now.naive_utc(),
         )?;
-        close(conn, &challenge, status::ACCEPTED, Some(&user.id), Some(&game.id), now)?;
+        close(
+            conn,
+            &challenge,
+            status::ACCEPTED,
+            Some(&user.id),
+            Some(&game.id),
+            now,
+        )?;
         let refs = user_refs(conn, &[white, black])?;
         Ok(GameDetails {
             white: user_ref(&refs, white)?,

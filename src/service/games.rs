@@ -157,7 +157,9 @@ pub fn create(
         updated_at: now,
         finished_at: None,
     };
-    diesel::insert_into(games::table).values(&game).execute(conn)?;
+    diesel::insert_into(games::table)
+        .values(&game)
+        .execute(conn)?;
     Ok(game)
 }
 
@@ -179,7 +181,11 @@ pub async fn list_mine(
     db.read(move |conn| {
         let mine = || {
             let mut query = games::table
-                .filter(games::white_id.eq(user_id.clone()).or(games::black_id.eq(user_id.clone())))
+                .filter(
+                    games::white_id
+                        .eq(user_id.clone())
+                        .or(games::black_id.eq(user_id.clone())),
+                )
                 .into_boxed();
             match filter {
                 StatusFilter::Active => query = query.filter(games::status.eq(status::ACTIVE)),
@@ -379,7 +385,9 @@ fn play_in_transaction(
         position: game.position.clone(),
         created_at: naive_now,
     };
-    diesel::insert_into(moves::table).values(&mv).execute(conn)?;
+    diesel::insert_into(moves::table)
+        .values(&mv)
+        .execute(conn)?;
     Ok(PlayedMove {
         mv,
         game: details(conn, game)?,
@@ -431,12 +439,17 @@ fn replay_of(
 }
 
 /// The problem for a move the engine refused, with the legal moves or the candidates.
-pub fn move_error(error: PlayError, engine: &dyn Engine, position: &str, options: &Value) -> ApiError {
+pub fn move_error(
+    error: PlayError,
+    engine: &dyn Engine,
+    position: &str,
+    options: &Value,
+) -> ApiError {
     let legal = || engine.legal_moves(position, options).unwrap_or_default();
     match error {
-        PlayError::Position(e) => {
-            ApiError::Internal(anyhow::anyhow!("stored position `{position}` is unreadable: {e}"))
-        }
+        PlayError::Position(e) => ApiError::Internal(anyhow::anyhow!(
+            "stored position `{position}` is unreadable: {e}"
+        )),
         PlayError::Move(MoveError::Syntax { message }) => ApiError::Rules {
             slug: "invalid-move-syntax",
             title: "The move could not be read",
@@ -469,7 +482,13 @@ pub fn move_error(error: PlayError, engine: &dyn Engine, position: &str, options
     }
 }
 
-fn finish(game: &mut Game, winner: Option<Side>, termination: &str, summary: Option<String>, now: NaiveDateTime) {
+fn finish(
+    game: &mut Game,
+    winner: Option<Side>,
+    termination: &str,
+    summary: Option<String>,
+    now: NaiveDateTime,
+) {
     game.status = status::FINISHED.into();
     game.result = Some(winner.map_or("draw", Side::name).to_owned());
     game.termination = Some(termination.to_owned());
@@ -521,9 +540,8 @@ fn save_off_board(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), A
 /// Reads an active game the caller plays in, for an action off the board.
 fn my_active_game(conn: &mut DbConn, id: &str, user: &AuthUser) -> Result<(Game, Side), ApiError> {
     let game = find(conn, id)?;
-    let side = side_of(&game, &user.id).ok_or_else(|| {
-        ApiError::Forbidden("you are not a player in this game".into())
-    })?;
+    let side = side_of(&game, &user.id)
+        .ok_or_else(|| ApiError::Forbidden("you are not a player in this game".into()))?;
     if game.status != status::ACTIVE {
         return Err(ApiError::conflict(
             "game-over",
@@ -534,11 +552,22 @@ fn my_active_game(conn: &mut DbConn, id: &str, user: &AuthUser) -> Result<(Game,
     Ok((game, side))
 }
 
-pub async fn resign(db: &Database, id: String, user: AuthUser, now: DateTime<Utc>) -> Result<GameDetails, ApiError> {
+pub async fn resign(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+    now: DateTime<Utc>,
+) -> Result<GameDetails, ApiError> {
     db.write(move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         let ply = game.ply;
-        finish(&mut game, Some(side.opponent()), termination::RESIGNATION, None, now.naive_utc());
+        finish(
+            &mut game,
+            Some(side.opponent()),
+            termination::RESIGNATION,
+            None,
+            now.naive_utc(),
+        );
         save_off_board(conn, &game, ply)?;
         details(conn, game)
     })

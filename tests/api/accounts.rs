@@ -11,7 +11,9 @@ async fn register_login_and_read_me() {
     assert_eq!(registered.status, StatusCode::CREATED);
     assert_eq!(registered.body["username"], "alice");
     assert_eq!(registered.body["email"], "alice@example.org");
-    assert!(registered.body.get("password").is_none() && registered.body.get("password_hash").is_none());
+    assert!(
+        registered.body.get("password").is_none() && registered.body.get("password_hash").is_none()
+    );
 
     let login = app.login("alice", PASSWORD).await;
     assert_eq!(login.status, StatusCode::OK);
@@ -24,7 +26,10 @@ async fn register_login_and_read_me() {
     assert_eq!(me.body["id"], registered.body["id"]);
 
     // Logging in by email, in any case, works too.
-    assert_eq!(app.login("ALICE@Example.org", PASSWORD).await.status, StatusCode::OK);
+    assert_eq!(
+        app.login("ALICE@Example.org", PASSWORD).await.status,
+        StatusCode::OK
+    );
     assert_eq!(app.login("Alice", PASSWORD).await.status, StatusCode::OK);
 }
 
@@ -33,12 +38,20 @@ async fn usernames_and_emails_are_unique_regardless_of_case() {
     let app = spawn_app().await;
     app.user("alice").await;
     let same_name = app
-        .post("/api/v1/auth/register", None, json!({"username": "ALICE", "email": "other@example.org", "password": PASSWORD}))
+        .post(
+            "/api/v1/auth/register",
+            None,
+            json!({"username": "ALICE", "email": "other@example.org", "password": PASSWORD}),
+        )
         .await;
     assert_eq!(same_name.status, StatusCode::CONFLICT);
     assert_eq!(same_name.problem(), "username-taken");
     let same_email = app
-        .post("/api/v1/auth/register", None, json!({"username": "alice2", "email": "Alice@EXAMPLE.org", "password": PASSWORD}))
+        .post(
+            "/api/v1/auth/register",
+            None,
+            json!({"username": "alice2", "email": "Alice@EXAMPLE.org", "password": PASSWORD}),
+        )
         .await;
     assert_eq!(same_email.status, StatusCode::CONFLICT);
     assert_eq!(same_email.problem(), "email-taken");
@@ -48,10 +61,22 @@ async fn usernames_and_emails_are_unique_regardless_of_case() {
 async fn registration_validates_its_fields() {
     let app = spawn_app().await;
     for (body, field) in [
-        (json!({"username": "a", "email": "a@example.org", "password": PASSWORD}), "username"),
-        (json!({"username": "bad name", "email": "a@example.org", "password": PASSWORD}), "username"),
-        (json!({"username": "alice", "email": "not-an-email", "password": PASSWORD}), "email"),
-        (json!({"username": "alice", "email": "a@example.org", "password": "short"}), "password"),
+        (
+            json!({"username": "a", "email": "a@example.org", "password": PASSWORD}),
+            "username",
+        ),
+        (
+            json!({"username": "bad name", "email": "a@example.org", "password": PASSWORD}),
+            "username",
+        ),
+        (
+            json!({"username": "alice", "email": "not-an-email", "password": PASSWORD}),
+            "email",
+        ),
+        (
+            json!({"username": "alice", "email": "a@example.org", "password": "short"}),
+            "password",
+        ),
     ] {
         let response = app.post("/api/v1/auth/register", None, body).await;
         assert_eq!(response.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -70,12 +95,27 @@ async fn wrong_credentials_get_the_same_401() {
         assert_eq!(response.status, StatusCode::UNAUTHORIZED);
         assert_eq!(response.problem(), "unauthorized");
     }
-    assert_eq!(wrong_password.body, unknown_user.body, "the answer must not tell which part was wrong");
+    assert_eq!(
+        wrong_password.body, unknown_user.body,
+        "the answer must not tell which part was wrong"
+    );
 }
 
-fn forge(secret: &[u8], algorithm: jsonwebtoken::Algorithm, sub: &str, exp: i64, aud: &str) -> String {
-    let claims = json!({"sub": sub, "iss": "kuryr", "aud": aud, "iat": exp - 3600, "exp": exp, "sv": 0});
-    jsonwebtoken::encode(&Header::new(algorithm), &claims, &EncodingKey::from_secret(secret)).unwrap()
+fn forge(
+    secret: &[u8],
+    algorithm: jsonwebtoken::Algorithm,
+    sub: &str,
+    exp: i64,
+    aud: &str,
+) -> String {
+    let claims =
+        json!({"sub": sub, "iss": "kuryr", "aud": aud, "iat": exp - 3600, "exp": exp, "sv": 0});
+    jsonwebtoken::encode(
+        &Header::new(algorithm),
+        &claims,
+        &EncodingKey::from_secret(secret),
+    )
+    .unwrap()
 }
 
 #[actix_web::test]
@@ -89,24 +129,69 @@ async fn tampered_forged_and_expired_tokens_get_401() {
     tampered.push(if last == 'A' { 'B' } else { 'A' });
     let bad_tokens = [
         tampered,
-        forge(b"another secret that is long enough!!", jsonwebtoken::Algorithm::HS256, &alice.id, in_an_hour, "kuryr-api"),
-        forge(SECRET.as_bytes(), jsonwebtoken::Algorithm::HS512, &alice.id, in_an_hour, "kuryr-api"),
-        forge(SECRET.as_bytes(), jsonwebtoken::Algorithm::HS256, &alice.id, in_an_hour, "someone-else"),
-        forge(SECRET.as_bytes(), jsonwebtoken::Algorithm::HS256, &alice.id, app.clock.now_ts() - 3600, "kuryr-api"),
-        forge(SECRET.as_bytes(), jsonwebtoken::Algorithm::HS256, "no-such-user", in_an_hour, "kuryr-api"),
+        forge(
+            b"another secret that is long enough!!",
+            jsonwebtoken::Algorithm::HS256,
+            &alice.id,
+            in_an_hour,
+            "kuryr-api",
+        ),
+        forge(
+            SECRET.as_bytes(),
+            jsonwebtoken::Algorithm::HS512,
+            &alice.id,
+            in_an_hour,
+            "kuryr-api",
+        ),
+        forge(
+            SECRET.as_bytes(),
+            jsonwebtoken::Algorithm::HS256,
+            &alice.id,
+            in_an_hour,
+            "someone-else",
+        ),
+        forge(
+            SECRET.as_bytes(),
+            jsonwebtoken::Algorithm::HS256,
+            &alice.id,
+            app.clock.now_ts() - 3600,
+            "kuryr-api",
+        ),
+        forge(
+            SECRET.as_bytes(),
+            jsonwebtoken::Algorithm::HS256,
+            "no-such-user",
+            in_an_hour,
+            "kuryr-api",
+        ),
         "not a token".to_owned(),
         String::new(),
     ];
     // The genuine article works, so the refusals below are about the tokens.
-    let good = forge(SECRET.as_bytes(), jsonwebtoken::Algorithm::HS256, &alice.id, app.clock.now_ts() + 3600, "kuryr-api");
-    assert_eq!(app.get("/api/v1/me", Some(&good)).await.status, StatusCode::OK);
+    let good = forge(
+        SECRET.as_bytes(),
+        jsonwebtoken::Algorithm::HS256,
+        &alice.id,
+        app.clock.now_ts() + 3600,
+        "kuryr-api",
+    );
+    assert_eq!(
+        app.get("/api/v1/me", Some(&good)).await.status,
+        StatusCode::OK
+    );
     for token in &bad_tokens {
         let response = app.get("/api/v1/me", Some(token)).await;
         assert_eq!(response.status, StatusCode::UNAUTHORIZED, "token {token:?}");
         assert_eq!(response.problem(), "unauthorized");
-        assert_eq!(response.header("www-authenticate"), Some("Bearer realm=\"kuryr\""));
+        assert_eq!(
+            response.header("www-authenticate"),
+            Some("Bearer realm=\"kuryr\"")
+        );
     }
-    assert_eq!(app.get("/api/v1/me", None).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.get("/api/v1/me", None).await.status,
+        StatusCode::UNAUTHORIZED
+    );
 }
 
 #[actix_web::test]
@@ -114,18 +199,38 @@ async fn changing_the_password_ends_older_sessions() {
     let app = spawn_app().await;
     let alice = app.user("alice").await;
     let wrong = app
-        .post("/api/v1/me/password", Some(&alice.token), json!({"current_password": "nope nope", "new_password": "a new password"}))
+        .post(
+            "/api/v1/me/password",
+            Some(&alice.token),
+            json!({"current_password": "nope nope", "new_password": "a new password"}),
+        )
         .await;
     assert_eq!(wrong.status, StatusCode::FORBIDDEN);
     let changed = app
-        .post("/api/v1/me/password", Some(&alice.token), json!({"current_password": PASSWORD, "new_password": "a new password"}))
+        .post(
+            "/api/v1/me/password",
+            Some(&alice.token),
+            json!({"current_password": PASSWORD, "new_password": "a new password"}),
+        )
         .await;
     assert_eq!(changed.status, StatusCode::OK);
     let fresh = changed.body["access_token"].as_str().unwrap();
-    assert_eq!(app.get("/api/v1/me", Some(&alice.token)).await.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(app.get("/api/v1/me", Some(fresh)).await.status, StatusCode::OK);
-    assert_eq!(app.login("alice", PASSWORD).await.status, StatusCode::UNAUTHORIZED);
-    assert_eq!(app.login("alice", "a new password").await.status, StatusCode::OK);
+    assert_eq!(
+        app.get("/api/v1/me", Some(&alice.token)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        app.get("/api/v1/me", Some(fresh)).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        app.login("alice", PASSWORD).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        app.login("alice", "a new password").await.status,
+        StatusCode::OK
+    );
 }
 
 #[actix_web::test]
@@ -134,20 +239,36 @@ async fn updating_me_keeps_uniqueness() {
     let alice = app.user("alice").await;
     app.user("bob").await;
     let taken = app
-        .request(Method::PATCH, "/api/v1/me", Some(&alice.token), Some(json!({"username": "BOB"})))
+        .request(
+            Method::PATCH,
+            "/api/v1/me",
+            Some(&alice.token),
+            Some(json!({"username": "BOB"})),
+        )
         .await;
     assert_eq!(taken.status, StatusCode::CONFLICT);
     let renamed = app
-        .request(Method::PATCH, "/api/v1/me", Some(&alice.token), Some(json!({"username": "Alicia", "email": "alicia@example.org"})))
+        .request(
+            Method::PATCH,
+            "/api/v1/me",
+            Some(&alice.token),
+            Some(json!({"username": "Alicia", "email": "alicia@example.org"})),
+        )
         .await;
     assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.body);
     assert_eq!(renamed.body["username"], "Alicia");
-    assert_eq!(app.login("alicia@example.org", PASSWORD).await.status, StatusCode::OK);
+    assert_eq!(
+        app.login("alicia@example.org", PASSWORD).await.status,
+        StatusCode::OK
+    );
     let profile = app.get("/api/v1/users/alicia", None).await;
     assert_eq!(profile.status, StatusCode::OK);
     assert_eq!(profile.body["username"], "Alicia");
     assert!(profile.body.get("email").is_none());
-    assert_eq!(app.get("/api/v1/users/nobody", None).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get("/api/v1/users/nobody", None).await.status,
+        StatusCode::NOT_FOUND
+    );
 }
 
 #[actix_web::test]
@@ -155,7 +276,13 @@ async fn tokens_expire_on_the_server_clock() {
     let app = spawn_app().await;
     let alice = app.user("alice").await;
     app.clock.advance(chrono::Duration::hours(23));
-    assert_eq!(app.get("/api/v1/me", Some(&alice.token)).await.status, StatusCode::OK);
+    assert_eq!(
+        app.get("/api/v1/me", Some(&alice.token)).await.status,
+        StatusCode::OK
+    );
     app.clock.advance(chrono::Duration::hours(1));
-    assert_eq!(app.get("/api/v1/me", Some(&alice.token)).await.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        app.get("/api/v1/me", Some(&alice.token)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
 }

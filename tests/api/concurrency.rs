@@ -11,16 +11,27 @@ async fn racing_moves_in_one_game_play_exactly_once() {
     let bob = app.user("bob").await;
     for round in 0..8 {
         let game = app.start_game("cheversi", &alice, &bob).await;
-        let (first, second) = tokio::join!(app.play(&game, &alice, "KE4"), app.play(&game, &alice, "KD5"));
+        let (first, second) = tokio::join!(
+            app.play(&game, &alice, "KE4"),
+            app.play(&game, &alice, "KD5")
+        );
         let statuses = [first.status, second.status];
         assert!(
             statuses.contains(&StatusCode::CREATED) && statuses.contains(&StatusCode::CONFLICT),
             "round {round}: {first:?} / {second:?}"
         );
-        let loser = if first.status == StatusCode::CONFLICT { &first } else { &second };
+        let loser = if first.status == StatusCode::CONFLICT {
+            &first
+        } else {
+            &second
+        };
         assert_eq!(loser.problem(), "not-your-turn");
         let history = app.get(&format!("/api/v1/games/{game}/moves"), None).await;
-        assert_eq!(history.body["moves"].as_array().unwrap().len(), 1, "round {round}");
+        assert_eq!(
+            history.body["moves"].as_array().unwrap().len(),
+            1,
+            "round {round}"
+        );
         assert_eq!(app.game(&game).await["ply"], 1);
     }
 }
@@ -32,11 +43,17 @@ async fn a_retried_move_racing_itself_is_stored_once() {
     let bob = app.user("bob").await;
     for _ in 0..4 {
         let game = app.start_game("cheversi", &alice, &bob).await;
-        let (first, second) = tokio::join!(app.play(&game, &alice, "KE4"), app.play(&game, &alice, "ke4"));
+        let (first, second) = tokio::join!(
+            app.play(&game, &alice, "KE4"),
+            app.play(&game, &alice, "ke4")
+        );
         assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
         assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
         assert_eq!(first.body["move"], second.body["move"]);
-        let replays = [first.header("idempotent-replayed"), second.header("idempotent-replayed")];
+        let replays = [
+            first.header("idempotent-replayed"),
+            second.header("idempotent-replayed"),
+        ];
         assert_eq!(replays.iter().filter(|r| r.is_some()).count(), 1);
         let history = app.get(&format!("/api/v1/games/{game}/moves"), None).await;
         assert_eq!(history.body["moves"].as_array().unwrap().len(), 1);
@@ -51,11 +68,18 @@ async fn racing_acceptances_of_an_open_challenge_start_one_game() {
     let carol = app.user("carol").await;
     for _ in 0..4 {
         let challenge = app
-            .post("/api/v1/challenges", Some(&alice.token), serde_json::json!({"game": "cheversi"}))
+            .post(
+                "/api/v1/challenges",
+                Some(&alice.token),
+                serde_json::json!({"game": "cheversi"}),
+            )
             .await;
         let id = challenge.body["id"].as_str().unwrap();
         let path = format!("/api/v1/challenges/{id}/accept");
-        let (by_bob, by_carol) = tokio::join!(app.post_empty(&path, Some(&bob.token)), app.post_empty(&path, Some(&carol.token)));
+        let (by_bob, by_carol) = tokio::join!(
+            app.post_empty(&path, Some(&bob.token)),
+            app.post_empty(&path, Some(&carol.token))
+        );
         let mut statuses = [by_bob.status, by_carol.status];
         statuses.sort();
         assert_eq!(statuses, [StatusCode::CREATED, StatusCode::CONFLICT]);

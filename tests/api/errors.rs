@@ -19,19 +19,42 @@ async fn unreadable_bodies_are_400_with_the_reason() {
     assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
     assert_eq!(malformed.problem(), "bad-request");
 
-    let wrong_type = app.send(raw(r#"{"username": 5, "email": "a@example.org", "password": "12345678"}"#)).await;
+    let wrong_type = app
+        .send(raw(
+            r#"{"username": 5, "email": "a@example.org", "password": "12345678"}"#,
+        ))
+        .await;
     assert_eq!(wrong_type.status, StatusCode::BAD_REQUEST);
-    assert!(wrong_type.body["detail"].as_str().unwrap().contains("invalid type"), "{}", wrong_type.body);
+    assert!(
+        wrong_type.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("invalid type"),
+        "{}",
+        wrong_type.body
+    );
 
     let unknown = app
-        .send(raw(r#"{"username": "a", "email": "a@example.org", "password": "12345678", "admin": true}"#))
+        .send(raw(
+            r#"{"username": "a", "email": "a@example.org", "password": "12345678", "admin": true}"#,
+        ))
         .await;
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
-    assert!(unknown.body["detail"].as_str().unwrap().contains("unknown field `admin`"));
+    assert!(
+        unknown.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `admin`")
+    );
 
     let missing = app.send(raw(r#"{"username": "alice"}"#)).await;
     assert_eq!(missing.status, StatusCode::BAD_REQUEST);
-    assert!(missing.body["detail"].as_str().unwrap().contains("missing field"));
+    assert!(
+        missing.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("missing field")
+    );
 }
 
 #[actix_web::test]
@@ -71,24 +94,34 @@ async fn unknown_urls_and_methods_are_problems() {
     let missing = app.get("/api/v1/nothing-here", None).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
     assert_eq!(missing.problem(), "not-found");
-    let wrong_method = app.request(Method::DELETE, "/api/v1/games/kinds", None, None).await;
+    let wrong_method = app
+        .request(Method::DELETE, "/api/v1/games/kinds", None, None)
+        .await;
     assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(wrong_method.header("allow"), Some("GET"));
     let game = app.get("/api/v1/games/no-such-game", None).await;
     assert_eq!(game.status, StatusCode::NOT_FOUND);
     let bad_query = app.get("/api/v1/games?page=first", None).await;
-    assert_eq!(bad_query.status, StatusCode::UNAUTHORIZED, "authentication comes first");
+    assert_eq!(
+        bad_query.status,
+        StatusCode::UNAUTHORIZED,
+        "authentication comes first"
+    );
 }
 
 #[actix_web::test]
 async fn bad_query_strings_are_400() {
     let app = spawn_app().await;
     let alice = app.user("alice").await;
-    let response = app.get("/api/v1/games?page=first", Some(&alice.token)).await;
+    let response = app
+        .get("/api/v1/games?page=first", Some(&alice.token))
+        .await;
     assert_eq!(response.status, StatusCode::BAD_REQUEST);
     let unknown = app.get("/api/v1/games?sort=up", Some(&alice.token)).await;
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
-    let status = app.get("/api/v1/games?status=won", Some(&alice.token)).await;
+    let status = app
+        .get("/api/v1/games?status=won", Some(&alice.token))
+        .await;
     assert_eq!(status.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(status.body["field"], "status");
 }
@@ -96,8 +129,14 @@ async fn bad_query_strings_are_400() {
 #[actix_web::test]
 async fn health_and_readiness() {
     let app = spawn_app().await;
-    assert_eq!(app.get("/healthz", None).await.body, json!({"status": "ok"}));
-    assert_eq!(app.get("/readyz", None).await.body, json!({"status": "ready"}));
+    assert_eq!(
+        app.get("/healthz", None).await.body,
+        json!({"status": "ok"})
+    );
+    assert_eq!(
+        app.get("/readyz", None).await.body,
+        json!({"status": "ready"})
+    );
     let spec = app.get("/api/v1/openapi.yaml", None).await;
     assert_eq!(spec.status, StatusCode::OK);
     assert!(spec.body.as_str().unwrap().starts_with("openapi: 3.1.0"));

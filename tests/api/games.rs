@@ -11,12 +11,16 @@ use crate::helpers::{TestApp, TestUser, spawn_app};
 /// It passes through a queen call (QD5 forces QC6) and ends with Black's king beside White's
 /// last piece (F1).
 const GAME: [&str; 16] = [
-    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3", "NG2", "RF1", "KE2",
+    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3",
+    "NG2", "RF1", "KE2",
 ];
 
 async fn snapshot(app: &TestApp, game: &str) -> (Value, Value) {
     let state = app.game(game).await;
-    let history = app.get(&format!("/api/v1/games/{game}/moves"), None).await.body;
+    let history = app
+        .get(&format!("/api/v1/games/{game}/moves"), None)
+        .await
+        .body;
     (state, history)
 }
 
@@ -31,9 +35,18 @@ async fn a_whole_cheversi_game_ends_with_the_right_score() {
         // Written loosely on purpose: the server stores the canonical form.
         let written = mv.to_lowercase();
         let response = app
-            .post(&format!("/api/v1/games/{game}/moves"), Some(&player.token), json!({"move": written, "ply": ply}))
+            .post(
+                &format!("/api/v1/games/{game}/moves"),
+                Some(&player.token),
+                json!({"move": written, "ply": ply}),
+            )
             .await;
-        assert_eq!(response.status, StatusCode::CREATED, "ply {ply} {mv}: {}", response.body);
+        assert_eq!(
+            response.status,
+            StatusCode::CREATED,
+            "ply {ply} {mv}: {}",
+            response.body
+        );
         assert_eq!(response.body["move"]["move"], *mv);
         assert_eq!(response.body["move"]["submitted"], written);
         assert_eq!(response.body["move"]["ply"], ply + 1);
@@ -47,11 +60,25 @@ async fn a_whole_cheversi_game_ends_with_the_right_score() {
     assert!(state["to_move"].is_null());
     assert!(state.get("legal_moves").is_none());
     assert!(state["finished_at"].is_string());
-    let score = app.post("/api/v1/rules/cheversi/score", None, json!({"position": state["position"]})).await;
+    let score = app
+        .post(
+            "/api/v1/rules/cheversi/score",
+            None,
+            json!({"position": state["position"]}),
+        )
+        .await;
     assert_eq!(score.body, json!({"white": 56, "black": 45}));
 
-    let history = app.get(&format!("/api/v1/games/{game}/moves"), None).await.body;
-    let moves: Vec<&str> = history["moves"].as_array().unwrap().iter().map(|m| m["move"].as_str().unwrap()).collect();
+    let history = app
+        .get(&format!("/api/v1/games/{game}/moves"), None)
+        .await
+        .body;
+    let moves: Vec<&str> = history["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
     assert_eq!(moves, GAME);
     assert_eq!(history["moves"][15]["position"], state["position"]);
     assert_eq!(history["moves"][0]["side"], "white");
@@ -61,9 +88,14 @@ async fn a_whole_cheversi_game_ends_with_the_right_score() {
     assert_eq!(after_end.status, StatusCode::CONFLICT);
     assert_eq!(after_end.problem(), "game-over");
 
-    let finished = app.get("/api/v1/games?status=finished", Some(&bob.token)).await;
+    let finished = app
+        .get("/api/v1/games?status=finished", Some(&bob.token))
+        .await;
     assert_eq!(finished.body["total"], 1);
-    assert_eq!(app.get("/api/v1/games", Some(&bob.token)).await.body["total"], 0);
+    assert_eq!(
+        app.get("/api/v1/games", Some(&bob.token)).await.body["total"],
+        0
+    );
 }
 
 #[actix_web::test]
@@ -73,13 +105,20 @@ async fn refused_moves_leave_the_game_untouched() {
     let bob = app.user("bob").await;
     let mallory = app.user("mallory").await;
     let game = app.start_game("cheversi", &alice, &bob).await;
-    assert_eq!(app.play(&game, &alice, "KE4").await.status, StatusCode::CREATED);
+    assert_eq!(
+        app.play(&game, &alice, "KE4").await.status,
+        StatusCode::CREATED
+    );
     let before = snapshot(&app, &game).await;
 
     let illegal = app.play(&game, &bob, "QA1").await;
     assert_eq!(illegal.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(illegal.problem(), "illegal-move");
-    assert!(illegal.body["detail"].as_str().unwrap().contains("touch"), "{}", illegal.body);
+    assert!(
+        illegal.body["detail"].as_str().unwrap().contains("touch"),
+        "{}",
+        illegal.body
+    );
     assert_eq!(illegal.body["legal_moves"].as_array().unwrap().len(), 32);
 
     let king_early = app.play(&game, &bob, "KD4").await;
@@ -102,7 +141,11 @@ async fn refused_moves_leave_the_game_untouched() {
     assert_eq!(stranger.problem(), "forbidden");
 
     let stale = app
-        .post(&format!("/api/v1/games/{game}/moves"), Some(&bob.token), json!({"move": "QD5", "ply": 0}))
+        .post(
+            &format!("/api/v1/games/{game}/moves"),
+            Some(&bob.token),
+            json!({"move": "QD5", "ply": 0}),
+        )
         .await;
     assert_eq!(stale.status, StatusCode::CONFLICT);
     assert_eq!(stale.problem(), "ply-mismatch");
@@ -112,11 +155,19 @@ async fn refused_moves_leave_the_game_untouched() {
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
 
     let unauthenticated = app
-        .post(&format!("/api/v1/games/{game}/moves"), None, json!({"move": "QD5"}))
+        .post(
+            &format!("/api/v1/games/{game}/moves"),
+            None,
+            json!({"move": "QD5"}),
+        )
         .await;
     assert_eq!(unauthenticated.status, StatusCode::UNAUTHORIZED);
 
-    assert_eq!(snapshot(&app, &game).await, before, "no refused request changed the game");
+    assert_eq!(
+        snapshot(&app, &game).await,
+        before,
+        "no refused request changed the game"
+    );
 }
 
 #[actix_web::test]
@@ -126,17 +177,25 @@ async fn a_retried_move_answers_the_same_success() {
     let bob = app.user("bob").await;
     let game = app.start_game("cheversi", &alice, &bob).await;
     let path = format!("/api/v1/games/{game}/moves");
-    let first = app.post(&path, Some(&alice.token), json!({"move": "KE4", "ply": 0})).await;
+    let first = app
+        .post(&path, Some(&alice.token), json!({"move": "KE4", "ply": 0}))
+        .await;
     assert_eq!(first.status, StatusCode::CREATED);
     assert!(first.header("idempotent-replayed").is_none());
-    for retry in [json!({"move": "KE4", "ply": 0}), json!({"move": "ke4"}), json!({"move": "E4K", "ply": 0})] {
+    for retry in [
+        json!({"move": "KE4", "ply": 0}),
+        json!({"move": "ke4"}),
+        json!({"move": "E4K", "ply": 0}),
+    ] {
         let again = app.post(&path, Some(&alice.token), retry.clone()).await;
         assert_eq!(again.status, StatusCode::CREATED, "{retry}: {}", again.body);
         assert_eq!(again.header("idempotent-replayed"), Some("true"));
         assert_eq!(again.body["move"], first.body["move"]);
     }
     // A different move at the same ply is not a retry.
-    let different = app.post(&path, Some(&alice.token), json!({"move": "KD4", "ply": 0})).await;
+    let different = app
+        .post(&path, Some(&alice.token), json!({"move": "KD4", "ply": 0}))
+        .await;
     assert_eq!(different.status, StatusCode::CONFLICT);
     assert_eq!(different.problem(), "ply-mismatch");
     assert_eq!(app.game(&game).await["ply"], 1);
@@ -153,11 +212,15 @@ async fn started(app: &TestApp) -> (TestUser, TestUser, String) {
 async fn resigning_ends_the_game_for_the_opponent() {
     let app = spawn_app().await;
     let (alice, bob, game) = started(&app).await;
-    let resigned = app.post_empty(&format!("/api/v1/games/{game}/resign"), Some(&bob.token)).await;
+    let resigned = app
+        .post_empty(&format!("/api/v1/games/{game}/resign"), Some(&bob.token))
+        .await;
     assert_eq!(resigned.status, StatusCode::OK);
     assert_eq!(resigned.body["result"], "white");
     assert_eq!(resigned.body["termination"], "resignation");
-    let twice = app.post_empty(&format!("/api/v1/games/{game}/resign"), Some(&alice.token)).await;
+    let twice = app
+        .post_empty(&format!("/api/v1/games/{game}/resign"), Some(&alice.token))
+        .await;
     assert_eq!(twice.status, StatusCode::CONFLICT);
     assert_eq!(twice.problem(), "game-over");
 }
@@ -176,14 +239,24 @@ async fn draws_are_offered_declined_and_agreed() {
     assert_eq!(nothing_to_accept.problem(), "no-draw-offer");
     let offered = draw("offer", &alice).await;
     assert_eq!(offered.body["draw_offer"], "white");
-    assert_eq!(draw("offer", &alice).await.problem(), "draw-already-offered");
-    assert_eq!(draw("accept", &alice).await.problem(), "no-draw-offer", "one cannot accept one's own offer");
+    assert_eq!(
+        draw("offer", &alice).await.problem(),
+        "draw-already-offered"
+    );
+    assert_eq!(
+        draw("accept", &alice).await.problem(),
+        "no-draw-offer",
+        "one cannot accept one's own offer"
+    );
     let declined = draw("decline", &bob).await;
     assert!(declined.body["draw_offer"].is_null());
 
     // A move by the other side lets a standing offer lapse.
     draw("offer", &bob).await;
-    assert_eq!(app.play(&game, &alice, "KE4").await.status, StatusCode::CREATED);
+    assert_eq!(
+        app.play(&game, &alice, "KE4").await.status,
+        StatusCode::CREATED
+    );
     assert!(app.game(&game).await["draw_offer"].is_null());
 
     draw("offer", &alice).await;
@@ -201,18 +274,31 @@ async fn my_games_list_those_awaiting_my_move_first() {
     let first = app.start_game("cheversi", &alice, &bob).await;
     let second = app.start_game("cheversi", &bob, &alice).await;
     let third = app.start_game("cheversi", &alice, &bob).await;
-    // Alice moves in the first and third games, so only the second awaits her.
+    // Everyone moves once as White: then only the second game awaits Alice, and the first and
+    // third await Bob. The second game was the least recently updated of Alice's, so only the
+    // turn can have put it first.
+    app.play(&second, &bob, "KE4").await;
     app.play(&first, &alice, "KE4").await;
     app.play(&third, &alice, "KE4").await;
     let listed = app.get("/api/v1/games", Some(&alice.token)).await;
-    let ids: Vec<&str> = listed.body["items"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = listed.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids[0], second);
     assert_eq!(listed.body["total"], 3);
     assert!(listed.body["items"][0].get("legal_moves").is_none());
-    let page = app.get("/api/v1/games?per_page=2&page=2", Some(&alice.token)).await;
+    let page = app
+        .get("/api/v1/games?per_page=2&page=2", Some(&alice.token))
+        .await;
     assert_eq!(page.body["items"].as_array().unwrap().len(), 1);
     assert_eq!(page.body["page"], 2);
     let bobs = app.get("/api/v1/games", Some(&bob.token)).await;
-    let bob_first: Vec<&str> = bobs.body["items"].as_array().unwrap()[..2].iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let bob_first: Vec<&str> = bobs.body["items"].as_array().unwrap()[..2]
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
     assert!(bob_first.contains(&first.as_str()) && bob_first.contains(&third.as_str()));
 }

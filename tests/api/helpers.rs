@@ -84,27 +84,36 @@ impl Drop for Storage {
         if let Storage::Postgres { admin_url, name } = self
             && let Ok(mut conn) = PgConnection::establish(admin_url)
         {
-            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).execute(&mut conn);
+            let _ = diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(&mut conn);
         }
     }
 }
 
 /// The PostgreSQL server to test against, if any.
 pub fn postgres_admin_url() -> Option<String> {
-    std::env::var("KURYR_TEST_DATABASE_URL").ok().filter(|url| !url.is_empty())
+    std::env::var("KURYR_TEST_DATABASE_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
 }
 
 fn fresh_storage() -> (DatabaseUrl, Storage) {
     match postgres_admin_url() {
         Some(admin_url) => {
             let name = format!("kuryr_test_{}", uuid::Uuid::now_v7().simple());
-            let mut conn = PgConnection::establish(&admin_url).expect("KURYR_TEST_DATABASE_URL must be reachable");
+            let mut conn = PgConnection::establish(&admin_url)
+                .expect("KURYR_TEST_DATABASE_URL must be reachable");
             diesel::sql_query(format!("CREATE DATABASE {name}"))
                 .execute(&mut conn)
                 .expect("create a test database");
-            let (base, _) = admin_url.rsplit_once('/').expect("a URL ending in /database");
+            let (base, _) = admin_url
+                .rsplit_once('/')
+                .expect("a URL ending in /database");
             let url = format!("{base}/{name}");
-            (DatabaseUrl::Postgres(url), Storage::Postgres { admin_url, name })
+            (
+                DatabaseUrl::Postgres(url),
+                Storage::Postgres { admin_url, name },
+            )
         }
         None => {
             let dir = tempfile::tempdir().expect("a temporary folder");
@@ -142,9 +151,14 @@ pub async fn spawn_app() -> TestApp {
             let body = if bytes.is_empty() {
                 Value::Null
             } else {
-                serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
+                serde_json::from_slice(&bytes)
+                    .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
             };
-            let response = TestResponse { status, headers, body };
+            let response = TestResponse {
+                status,
+                headers,
+                body,
+            };
             crate::openapi::check_response(&method, &path, &response);
             response
         })
@@ -170,7 +184,13 @@ impl TestApp {
         (self.call)(request).await
     }
 
-    pub async fn request(&self, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> TestResponse {
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> TestResponse {
         let mut request = TestRequest::default().method(method).uri(path);
         if let Some(token) = token {
             request = request.insert_header((header::AUTHORIZATION, format!("Bearer {token}")));
@@ -203,14 +223,23 @@ impl TestApp {
     }
 
     pub async fn login(&self, username: &str, password: &str) -> TestResponse {
-        self.post("/api/v1/auth/login", None, json!({"username": username, "password": password}))
-            .await
+        self.post(
+            "/api/v1/auth/login",
+            None,
+            json!({"username": username, "password": password}),
+        )
+        .await
     }
 
     /// Registers and logs in a user.
     pub async fn user(&self, username: &str) -> TestUser {
         let registered = self.register(username).await;
-        assert_eq!(registered.status, StatusCode::CREATED, "{}", registered.body);
+        assert_eq!(
+            registered.status,
+            StatusCode::CREATED,
+            "{}",
+            registered.body
+        );
         let login = self.login(username, PASSWORD).await;
         assert_eq!(login.status, StatusCode::OK, "{}", login.body);
         TestUser {
@@ -233,15 +262,22 @@ impl TestApp {
         assert_eq!(challenge.status, StatusCode::CREATED, "{}", challenge.body);
         let id = challenge.body["id"].as_str().unwrap();
         let accepted = self
-            .post_empty(&format!("/api/v1/challenges/{id}/accept"), Some(&black.token))
+            .post_empty(
+                &format!("/api/v1/challenges/{id}/accept"),
+                Some(&black.token),
+            )
             .await;
         assert_eq!(accepted.status, StatusCode::CREATED, "{}", accepted.body);
         accepted.body["id"].as_str().unwrap().to_owned()
     }
 
     pub async fn play(&self, game_id: &str, user: &TestUser, mv: &str) -> TestResponse {
-        self.post(&format!("/api/v1/games/{game_id}/moves"), Some(&user.token), json!({"move": mv}))
-            .await
+        self.post(
+            &format!("/api/v1/games/{game_id}/moves"),
+            Some(&user.token),
+            json!({"move": mv}),
+        )
+        .await
     }
 
     pub async fn game(&self, game_id: &str) -> Value {

@@ -12,14 +12,17 @@ use crate::helpers::{SPEC, TestResponse};
 /// The documented path template that a request path falls under, in the server's own order.
 fn template_for(path: &str) -> Option<&'static str> {
     let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
-    kuryr::api::endpoints().into_iter().map(|e| e.path).find(|template| {
-        let parts: Vec<&str> = template.split('/').collect();
-        parts.len() == segments.len()
-            && parts
-                .iter()
-                .zip(&segments)
-                .all(|(part, segment)| part.starts_with('{') || part == segment)
-    })
+    kuryr::api::endpoints()
+        .into_iter()
+        .map(|e| e.path)
+        .find(|template| {
+            let parts: Vec<&str> = template.split('/').collect();
+            parts.len() == segments.len()
+                && parts
+                    .iter()
+                    .zip(&segments)
+                    .all(|(part, segment)| part.starts_with('{') || part == segment)
+        })
 }
 
 /// Follows a local `$ref` of the spec.
@@ -27,7 +30,10 @@ fn resolve(value: &Value) -> &Value {
     match value.get("$ref").and_then(Value::as_str) {
         Some(reference) => {
             let pointer = reference.strip_prefix('#').expect("local reference");
-            resolve(SPEC.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {reference}")))
+            resolve(
+                SPEC.pointer(pointer)
+                    .unwrap_or_else(|| panic!("dangling $ref {reference}")),
+            )
         }
         None => value,
     }
@@ -58,7 +64,11 @@ pub fn check_response(method: &Method, path: &str, response: &TestResponse) {
     };
     let operation = &SPEC["paths"][template][method.as_str().to_lowercase()];
     if operation.is_null() {
-        assert_eq!(response.status.as_u16(), 405, "{method} {template} is not documented");
+        assert_eq!(
+            response.status.as_u16(),
+            405,
+            "{method} {template} is not documented"
+        );
         return;
     }
     let status = response.status.as_u16().to_string();
@@ -70,7 +80,10 @@ pub fn check_response(method: &Method, path: &str, response: &TestResponse) {
     );
     let content = &documented["content"];
     if content.is_null() {
-        assert!(response.body.is_null(), "{method} {template} {status} has an undocumented body");
+        assert!(
+            response.body.is_null(),
+            "{method} {template} {status} has an undocumented body"
+        );
         return;
     }
     let media = &content[&content_type];
@@ -113,8 +126,14 @@ fn every_endpoint_is_documented_and_every_documented_path_exists() {
     }
     let undocumented: Vec<_> = registered.difference(&documented).collect();
     let missing: Vec<_> = documented.difference(&registered).collect();
-    assert!(undocumented.is_empty(), "endpoints missing from openapi.yaml: {undocumented:?}");
-    assert!(missing.is_empty(), "openapi.yaml documents endpoints the server lacks: {missing:?}");
+    assert!(
+        undocumented.is_empty(),
+        "endpoints missing from openapi.yaml: {undocumented:?}"
+    );
+    assert!(
+        missing.is_empty(),
+        "openapi.yaml documents endpoints the server lacks: {missing:?}"
+    );
 }
 
 #[test]
@@ -123,11 +142,17 @@ fn every_operation_documents_its_errors_as_problems() {
         for (method, operation) in item.as_object().unwrap() {
             let responses = operation["responses"].as_object().unwrap();
             if operation.get("security").is_some() {
-                assert!(responses.contains_key("401"), "{method} {path}: a secured operation documents 401");
+                assert!(
+                    responses.contains_key("401"),
+                    "{method} {path}: a secured operation documents 401"
+                );
             }
             if operation.get("requestBody").is_some() {
                 for status in ["400", "413", "415"] {
-                    assert!(responses.contains_key(status), "{method} {path} lacks {status}");
+                    assert!(
+                        responses.contains_key(status),
+                        "{method} {path} lacks {status}"
+                    );
                 }
             }
             for (status, response) in responses {

@@ -14,7 +14,9 @@ async fn every_table_has_the_columns_the_code_reads() {
             users::table.select(User::as_select()).load(conn)?;
             games::table.select(Game::as_select()).load(conn)?;
             moves::table.select(Move::as_select()).load(conn)?;
-            challenges::table.select(Challenge::as_select()).load(conn)?;
+            challenges::table
+                .select(Challenge::as_select())
+                .load(conn)?;
             Ok(())
         })
         .await

@@ -1,0 +1,850 @@
+//! Cheversi: chess pieces placed, never moved, scoring by the empty squares they attack.
+//!
+//! The rules, with every ruling, are in `docs/rules/cheversi.md`. The board is a set of `u64`
+//! bitboards, one per side and piece kind, with `A1` as bit 0 and the squares numbered row by row
+//! (`B1` is bit 1, `A2` bit 8), so ascending bit order is also the canonical square order.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::notation::{self, Square};
+use super::{EndReason, Game, MoveError, Outcome, PositionError, Side};
+
+#[cfg(test)]
+mod tests;
+
+/// Cheversi has no options; the struct exists so that unknown options are refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheversiOptions {}
+
+/// The kinds of piece, in the order legal moves list them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Piece {
+    King,
+    Queen,
+    Rook,
+    Bishop,
+    Knight,
+}
+
+impl Piece {
+    pub const ALL: [Piece; 5] = [
+        Piece::King,
+        Piece::Queen,
+        Piece::Rook,
+        Piece::Bishop,
+        Piece::Knight,
+    ];
+
+    pub fn letter(self) -> char {
+        match self {
+            Piece::King => 'K',
+            Piece::Queen => 'Q',
+            Piece::Rook => 'R',
+            Piece::Bishop => 'B',
+            Piece::Knight => 'N',
+        }
+    }
+
+    /// Reads a piece letter in either case.
+    pub fn from_letter(letter: char) -> Option<Piece> {
+        Piece::ALL
+            .into_iter()
+            .find(|piece| piece.letter() == letter.to_ascii_uppercase())
+    }
+
+    /// How many pieces of this kind each side owns.
+    pub fn count(self) -> u32 {
+        match self {
+            Piece::King | Piece::Queen => 1,
+            Piece::Rook | Piece::Bishop | Piece::Knight => 2,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Piece::King => "king",
+            Piece::Queen => "queen",
+            Piece::Rook => "rook",
+            Piece::Bishop => "bishop",
+            Piece::Knight => "knight",
+        }
+    }
+}
+
+/// One placement: a piece of the side to move goes on an empty square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Placement {
+    pub piece: Piece,
+    pub square: Square,
+}
+
+impl fmt::Display for Placement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.piece.letter(), self.square)
+    }
+}
+
+/// Every piece a side owns, and so the number of placements each side makes.
+const PIECES_PER_SIDE: u32 = 8;
+const ALL_PIECES: u32 = 2 * PIECES_PER_SIDE;
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = FILE_A << 7;
+/// `A1` is dark; the rows alternate `A1 C1 E1 G1` and `B2 D2 F2 H2`.
+const DARK: u64 = 0xAA55_AA55_AA55_AA55;
+const LIGHT: u64 = !DARK;
+
+const KING_STEPS: [(i8, i8); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+const KNIGHT_STEPS: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+const ROOK_STEPS: [(i8, i8); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+const BISHOP_STEPS: [(i8, i8); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
+
+const KING_ATTACKS: [u64; 64] = step_table(&KING_STEPS);
+const KNIGHT_ATTACKS: [u64; 64] = step_table(&KNIGHT_STEPS);
+
+const fn step_table(steps: &[(i8, i8)]) -> [u64; 64] {
+    let mut table = [0; 64];
+    let mut index = 0;
+    while index < 64 {
+        let (col, row) = ((index % 8) as i8, (index / 8) as i8);
+        let mut step = 0;
+        while step < steps.len() {
+            let (c, r) = (col + steps[step].0, row + steps[step].1);
+            if c >= 0 && c < 8 && r >= 0 && r < 8 {
+                table[index] |= 1 << (r * 8 + c);
+            }
+            step += 1;
+        }
+        index += 1;
+    }
+    table
+}
+
+/// The squares touching any square of `squares`, together with `squares` itself.
+fn spread(squares: u64) -> u64 {
+    let row = squares | ((squares << 1) & !FILE_A) | ((squares >> 1) & !FILE_H);
+    row | (row << 8) | (row >> 8)
+}
+
+/// Slider attacks: each ray ends on the first occupied square, which it still attacks.
+fn ray_attacks(index: u32, steps: &[(i8, i8)], occupied: u64) -> u64 {
+    let mut attacks = 0;
+    for &(dc, dr) in steps {
+        let (mut col, mut row) = ((index % 8) as i8, (index / 8) as i8);
+        loop {
+            col += dc;
+            row += dr;
+            if !(0..8).contains(&col) || !(0..8).contains(&row) {
+                break;
+            }
+            let bit = 1u64 << (row * 8 + col);
+            attacks |= bit;
+            if occupied & bit != 0 {
+                break;
+            }
+        }
+    }
+    attacks
+}
+
+fn attacks(piece: Piece, index: u32, occupied: u64) -> u64 {
+    match piece {
+        Piece::King => KING_ATTACKS[index as usize],
+        Piece::Knight => KNIGHT_ATTACKS[index as usize],
+        Piece::Rook => ray_attacks(index, &ROOK_STEPS, occupied),
+        Piece::Bishop => ray_attacks(index, &BISHOP_STEPS, occupied),
+        Piece::Queen => {
+            ray_attacks(index, &ROOK_STEPS, occupied) | ray_attacks(index, &BISHOP_STEPS, occupied)
+        }
+    }
+}
+
+fn bit(square: Square) -> u64 {
+    1 << index(square)
+}
+
+fn index(square: Square) -> u32 {
+    u32::from(square.row) * 8 + u32::from(square.col)
+}
+
+fn square(index: u32) -> Square {
+    Square::new((index % 8) as u8, (index / 8) as u8)
+}
+
+/// The squares of a bitboard in ascending (canonical) order.
+fn indices(mut squares: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (squares != 0).then(|| {
+            let index = squares.trailing_zeros();
+            squares &= squares - 1;
+            index
+        })
+    })
+}
+
+/// The squares of the same colour as `square`.
+fn colour_of(square: Square) -> u64 {
+    if square.is_dark() { DARK } else { LIGHT }
+}
+
+fn colour_name(squares: u64) -> &'static str {
+    if squares == DARK { "dark" } else { "light" }
+}
+
+/// A Cheversi position. Only positions that passed [`Cheversi::parse_position`] or came from
+/// [`Cheversi::play`] exist, so the invariants the parser checks (piece counts, the kings, the
+/// bishops, `last`) hold everywhere else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    /// Indexed by [`Side::index`], then by the order of [`Piece::ALL`].
+    boards: [[u64; 5]; 2],
+    /// The square of the most recent placement.
+    last: Option<u32>,
+}
+
+impl Position {
+    pub fn piece_at(&self, square: Square) -> Option<(Side, Piece)> {
+        let bit = bit(square);
+        Side::BOTH.into_iter().find_map(|side| {
+            Piece::ALL
+                .into_iter()
+                .find(|&piece| self.board(side, piece) & bit != 0)
+                .map(|piece| (side, piece))
+        })
+    }
+
+    /// The square of the most recent placement; `None` only on the empty board.
+    pub fn last(&self) -> Option<Square> {
+        self.last.map(square)
+    }
+
+    /// How many pieces a side has placed.
+    pub fn placed(&self, side: Side) -> u32 {
+        self.pieces(side).count_ones()
+    }
+
+    /// White places first and turns alternate, so the counts alone say whose turn it is.
+    pub fn side_to_move(&self) -> Side {
+        if self.placed(Side::White) == self.placed(Side::Black) {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
+
+    fn board(&self, side: Side, piece: Piece) -> u64 {
+        self.boards[side.index()][piece as usize]
+    }
+
+    fn pieces(&self, side: Side) -> u64 {
+        self.boards[side.index()].iter().fold(0, |all, &b| all | b)
+    }
+
+    fn occupied(&self) -> u64 {
+        self.pieces(Side::White) | self.pieces(Side::Black)
+    }
+
+    fn total(&self) -> u32 {
+        self.occupied().count_ones()
+    }
+
+    fn remaining(&self, side: Side, piece: Piece) -> u32 {
+        piece.count() - self.board(side, piece).count_ones()
+    }
+
+    fn with(&self, side: Side, placement: Placement) -> Position {
+        let mut next = *self;
+        let index = index(placement.square);
+        next.boards[side.index()][placement.piece as usize] |= 1 << index;
+        next.last = Some(index);
+        next
+    }
+
+    /// The colour the side's remaining bishop must take, once its first bishop is down.
+    fn bishop_colour(&self, side: Side) -> u64 {
+        match self.board(side, Piece::Bishop) {
+            0 => !0,
+            placed if placed & DARK != 0 => LIGHT,
+            _ => DARK,
+        }
+    }
+
+    /// Whether the side to move answers a queen call: the opponent's last placement was its
+    /// queen and the side to move still has its own.
+    fn queen_called(&self) -> bool {
+        let side = self.side_to_move();
+        self.last.is_some_and(|last| {
+            self.board(side.opponent(), Piece::Queen) & (1 << last) != 0
+                && self.remaining(side, Piece::Queen) > 0
+        })
+    }
+
+    /// The squares on which rules 1 to 5 allow each piece kind of the side to move, in the order
+    /// of [`Piece::ALL`]. Rule 6 is checked separately on top of these.
+    fn allowed(&self) -> [u64; 5] {
+        let mut allowed = [0; 5];
+        let total = self.total();
+        if total == ALL_PIECES {
+            return allowed;
+        }
+        if total == 0 {
+            allowed[Piece::King as usize] = !0;
+            return allowed;
+        }
+        let side = self.side_to_move();
+        let empty = !self.occupied();
+        let targets = spread(self.pieces(side.opponent())) & empty;
+        let king_due = side == Side::Black && self.placed(side) == PIECES_PER_SIDE - 1;
+        for piece in Piece::ALL {
+            if self.remaining(side, piece) == 0 {
+                continue;
+            }
+            allowed[piece as usize] = match piece {
+                // White's king never comes later than its first placement.
+                Piece::King if !king_due => 0,
+                Piece::King => self
+                    .last
+                    .map_or(0, |last| targets & KING_ATTACKS[last as usize]),
+                Piece::Bishop => targets & self.bishop_colour(side),
+                _ => targets,
+            };
+        }
+        if self.queen_called() {
+            allowed = [0, allowed[Piece::Queen as usize], 0, 0, 0];
+        }
+        allowed
+    }
+
+    /// Rule 6, read as a one-ply lookahead: after the placement, unless it is the very last one,
+    /// the opponent must have some placement that rules 1 to 5 allow.
+    fn leaves_a_reply(&self, placement: Placement) -> bool {
+        let next = self.with(self.side_to_move(), placement);
+        next.total() == ALL_PIECES || next.allowed().iter().any(|&squares| squares != 0)
+    }
+
+    fn legal_moves(&self) -> Vec<Placement> {
+        let allowed = self.allowed();
+        let mut moves = Vec::new();
+        for index in indices(allowed.iter().fold(0, |all, &squares| all | squares)) {
+            let square = square(index);
+            // Rule 6 depends on the piece only through the queen call it may make, so one check
+            // serves every other kind on this square.
+            let mut plain_reply = None;
+            for piece in Piece::ALL {
+                if allowed[piece as usize] & (1 << index) == 0 {
+                    continue;
+                }
+                let placement = Placement { piece, square };
+                let legal = if piece == Piece::Queen {
+                    self.leaves_a_reply(placement)
+                } else {
+                    *plain_reply.get_or_insert_with(|| self.leaves_a_reply(placement))
+                };
+                if legal {
+                    moves.push(placement);
+                }
+            }
+        }
+        moves
+    }
+
+    fn has_legal_move(&self) -> bool {
+        let allowed = self.allowed();
+        Piece::ALL.into_iter().any(|piece| {
+            indices(allowed[piece as usize]).any(|index| {
+                self.leaves_a_reply(Placement {
+                    piece,
+                    square: square(index),
+                })
+            })
+        })
+    }
+
+    /// Why a placement is not legal, for a player to read; `None` when it is legal. The checks
+    /// run from the most basic (is the square free, is the piece left) to the subtle (rule 6),
+    /// so the first that fails is the one worth telling. The tests hold this to agree with
+    /// [`Position::legal_moves`].
+    fn why_illegal(&self, placement: Placement) -> Option<String> {
+        let Placement { piece, square } = placement;
+        let side = self.side_to_move();
+        let opponent = side.opponent();
+        if let Some((owner, other)) = self.piece_at(square) {
+            return Some(format!(
+                "{square} is already taken by {owner}'s {}",
+                other.name()
+            ));
+        }
+        if self.total() == ALL_PIECES {
+            return Some("every piece is already placed".to_owned());
+        }
+        if self.total() == 0 {
+            return (piece != Piece::King)
+                .then(|| "White's first placement must be its king".to_owned());
+        }
+        if piece == Piece::King && side == Side::White {
+            return Some(
+                "White's king was its first placement and is already on the board".to_owned(),
+            );
+        }
+        if self.remaining(side, piece) == 0 {
+            return Some(format!("{side} has no {} left to place", piece.name()));
+        }
+        if piece == Piece::King && self.placed(side) < PIECES_PER_SIDE - 1 {
+            return Some(format!(
+                "Black's king comes last: it is Black's 8th placement, and Black has placed only {} so far",
+                self.placed(side)
+            ));
+        }
+        if self.queen_called() && piece != Piece::Queen {
+            let queen = self.last().map(|sq| sq.to_string()).unwrap_or_default();
+            return Some(format!(
+                "queen call: {opponent} has just placed its queen on {queen}, so {side} must place its queen now"
+            ));
+        }
+        if spread(self.pieces(opponent)) & bit(square) == 0 {
+            return Some(format!(
+                "{square} does not touch any of {opponent}'s pieces"
+            ));
+        }
+        if piece == Piece::King
+            && let Some(last) = self.last()
+            && KING_ATTACKS[index(last) as usize] & bit(square) == 0
+        {
+            return Some(format!(
+                "Black's king must touch the piece White placed last, on {last}"
+            ));
+        }
+        if piece == Piece::Bishop {
+            let colour = self.bishop_colour(side);
+            if colour & bit(square) == 0 {
+                let other = square_of(self.board(side, Piece::Bishop));
+                return Some(format!(
+                    "the other bishop is on a {} square ({other}), so this one must go on a {} square",
+                    colour_name(!colour),
+                    colour_name(colour)
+                ));
+            }
+        }
+        if !self.leaves_a_reply(placement) {
+            let mut message = format!(
+                "placing the {} on {square} would leave {opponent} without a legal placement",
+                piece.name()
+            );
+            if opponent == Side::Black && self.placed(opponent) == PIECES_PER_SIDE - 1 {
+                message.push_str(&format!(
+                    ": Black's king must go next to White's last piece, and {square} has no empty square next to it"
+                ));
+            }
+            return Some(message);
+        }
+        None
+    }
+
+    /// Why nothing at all can go on a square, when a bare square was given as a move.
+    fn why_nothing_fits(&self, square: Square) -> String {
+        let side = self.side_to_move();
+        let opponent = side.opponent();
+        if self.piece_at(square).is_none()
+            && (1..ALL_PIECES).contains(&self.total())
+            && spread(self.pieces(opponent)) & bit(square) == 0
+        {
+            return format!("{square} does not touch any of {opponent}'s pieces");
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        for piece in Piece::ALL {
+            // A king that cannot come now is no reason against this square in particular.
+            let king_not_due = piece == Piece::King
+                && self.total() > 0
+                && (side == Side::White || self.placed(side) < PIECES_PER_SIDE - 1);
+            if self.remaining(side, piece) == 0 || king_not_due {
+                continue;
+            }
+            if let Some(reason) = self.why_illegal(Placement { piece, square })
+                && !reasons.contains(&reason)
+            {
+                reasons.push(reason);
+            }
+        }
+        match reasons.len() {
+            0 => format!("nothing can be placed on {square}"),
+            1 => reasons.remove(0),
+            _ => format!("nothing can be placed on {square}: {}", reasons.join("; ")),
+        }
+    }
+}
+
+/// The single square of a one-square bitboard.
+fn square_of(squares: u64) -> Square {
+    square(squares.trailing_zeros())
+}
+
+/// The points of each side, `(white, black)`: one for every empty square a piece attacks, counted
+/// once per attacking piece. Defined for any valid position, finished or not.
+pub fn score(position: &Position) -> (u32, u32) {
+    let occupied = position.occupied();
+    let points = |side: Side| -> u32 {
+        Piece::ALL
+            .into_iter()
+            .map(|piece| {
+                indices(position.board(side, piece))
+                    .map(|index| (attacks(piece, index, occupied) & !occupied).count_ones())
+                    .sum::<u32>()
+            })
+            .sum()
+    };
+    (points(Side::White), points(Side::Black))
+}
+
+const MOVE_SYNTAX: &str = "a placement is written as the piece letter and the square, like `KE4` or `NB1` (pieces K, Q, R, B, N; squares A1 to H8)";
+
+/// A move as written, before it is checked against the position.
+struct MoveText {
+    piece: Option<Piece>,
+    square: Square,
+}
+
+/// Reads `KE4`, `E4K`, `K E4`, `e4 k` or a bare `E4`.
+fn read_move(text: &str) -> Option<MoveText> {
+    let mut parts = text.split_whitespace();
+    let joined = match (parts.next(), parts.next(), parts.next()) {
+        (Some(one), None, None) => one.to_owned(),
+        (Some(one), Some(two), None) => format!("{one}{two}"),
+        _ => return None,
+    };
+    let read_square = |text: &str| Square::parse(text, 8, 8);
+    let mut chars = joined.chars();
+    let first = chars.next()?;
+    if let (Some(piece), Some(square)) = (Piece::from_letter(first), read_square(chars.as_str())) {
+        return Some(MoveText {
+            piece: Some(piece),
+            square,
+        });
+    }
+    let mut chars = joined.chars();
+    let final_letter = chars.next_back()?;
+    if let (Some(piece), Some(square)) = (
+        Piece::from_letter(final_letter),
+        read_square(chars.as_str()),
+    ) {
+        return Some(MoveText {
+            piece: Some(piece),
+            square,
+        });
+    }
+    read_square(&joined).map(|square| MoveText {
+        piece: None,
+        square,
+    })
+}
+
+/// Reads one piece token body such as `E4K`.
+fn read_token(body: &str) -> Result<(Square, Piece), String> {
+    let expected =
+        "a piece is written as its square and then its letter, like `E4K` (K, Q, R, B or N)";
+    let mut chars = body.chars();
+    let Some(letter) = chars.next_back() else {
+        return Err(expected.to_owned());
+    };
+    let written_square = chars.as_str();
+    if written_square.is_empty() {
+        return Err(expected.to_owned());
+    }
+    if letter.is_ascii_digit() {
+        let mut chars = body.chars();
+        return match chars.next().and_then(Piece::from_letter) {
+            Some(piece) if Square::parse(chars.as_str(), 8, 8).is_some() => Err(format!(
+                "the square comes first and the piece letter after it: `{}{}`",
+                chars.as_str().to_ascii_uppercase(),
+                piece.letter()
+            )),
+            _ => Err(expected.to_owned()),
+        };
+    }
+    let piece = Piece::from_letter(letter).ok_or_else(|| {
+        format!("unknown piece letter `{letter}`; the pieces are K, Q, R, B and N")
+    })?;
+    let square = Square::parse(written_square, 8, 8)
+        .ok_or_else(|| format!("`{written_square}` is not a square; squares run from A1 to H8"))?;
+    Ok((square, piece))
+}
+
+pub struct Cheversi;
+
+impl Cheversi {
+    /// Checks what the tokens alone cannot: the counts against the side to move, the kings, and
+    /// `last`.
+    fn check_position(
+        position: &Position,
+        side: Side,
+        side_token: &str,
+        black_king_token: Option<&str>,
+        last_field: Option<(&str, &str)>,
+    ) -> Result<(), PositionError> {
+        let (white, black) = (position.placed(Side::White), position.placed(Side::Black));
+        if white != black && white != black + 1 {
+            return Err(PositionError::new(format!(
+                "White has {white} pieces and Black {black}; White places first and turns alternate, so White has as many pieces as Black or one more"
+            )));
+        }
+        if side != position.side_to_move() {
+            let expected = position.side_to_move();
+            return Err(PositionError::at(
+                side_token,
+                format!(
+                    "with {white} white and {black} black pieces it is {expected}'s turn (`{}`): White places first and turns alternate",
+                    expected.letter()
+                ),
+            ));
+        }
+        if white > 0 && position.board(Side::White, Piece::King) == 0 {
+            return Err(PositionError::new(
+                "White has pieces but no king; White's first placement is its king",
+            ));
+        }
+        if let Some(token) = black_king_token
+            && black < PIECES_PER_SIDE
+        {
+            return Err(PositionError::at(
+                token,
+                format!(
+                    "Black's king is Black's last placement, but only {} of Black's other 7 pieces are on the board",
+                    black - 1
+                ),
+            ));
+        }
+        let mover = side.opponent();
+        match (last_field, position.last) {
+            (None, None) if position.total() > 0 => Err(PositionError::new(
+                "the field `; last=<square>` is missing; it gives the square of the most recent placement",
+            )),
+            (None, _) => Ok(()),
+            (Some((key, value)), _) if position.total() == 0 => Err(PositionError::at(
+                format!("{key}={value}"),
+                "the board is empty, so there is no last placement; leave `last` out",
+            )),
+            (Some((_, value)), Some(last)) => {
+                let last = square(last);
+                match position.piece_at(last) {
+                    Some((owner, piece)) if owner == mover => {
+                        if position.total() == ALL_PIECES && piece != Piece::King {
+                            Err(PositionError::at(
+                                value,
+                                format!(
+                                    "every piece is placed, so the last placement was Black's king, not the {} on {last}",
+                                    piece.name()
+                                ),
+                            ))
+                        } else {
+                            Ok(())
+                        }
+                    }
+                    Some((owner, piece)) => Err(PositionError::at(
+                        value,
+                        format!(
+                            "{mover} moved last, but `last` points at {owner}'s {} on {last}",
+                            piece.name()
+                        ),
+                    )),
+                    None => Err(PositionError::at(
+                        value,
+                        format!(
+                            "`last` must be the square of {mover}'s most recent placement, but {last} is empty"
+                        ),
+                    )),
+                }
+            }
+            (Some(_), None) => Ok(()),
+        }
+    }
+}
+
+impl Game for Cheversi {
+    const ID: &'static str = "cheversi";
+    const NAME: &'static str = "Cheversi";
+    const CAN_DRAW: bool = true;
+
+    type Options = CheversiOptions;
+    type Position = Position;
+    type Move = Placement;
+
+    fn start(_options: &CheversiOptions) -> Position {
+        Position {
+            boards: [[0; 5]; 2],
+            last: None,
+        }
+    }
+
+    fn parse_position(text: &str, options: &CheversiOptions) -> Result<Position, PositionError> {
+        let parts = notation::split_position(text)?;
+        let side_token = text
+            .split(';')
+            .next()
+            .and_then(|board| board.split_whitespace().next());
+        let mut position = Self::start(options);
+        let mut black_king_token = None;
+        for token in &parts.pieces {
+            let (square, piece) = read_token(token.body)
+                .map_err(|message| PositionError::at(token.written, message))?;
+            if let Some((owner, other)) = position.piece_at(square) {
+                return Err(PositionError::at(
+                    token.written,
+                    format!(
+                        "two pieces on {square}: it already holds {owner}'s {}",
+                        other.name()
+                    ),
+                ));
+            }
+            if position.remaining(token.side, piece) == 0 {
+                return Err(PositionError::at(
+                    token.written,
+                    match piece.count() {
+                        1 => format!("{} has only one {}", token.side, piece.name()),
+                        n => format!("{} has only {n} {}s", token.side, piece.name()),
+                    },
+                ));
+            }
+            if piece == Piece::Bishop && position.bishop_colour(token.side) & bit(square) == 0 {
+                let other = square_of(position.board(token.side, Piece::Bishop));
+                return Err(PositionError::at(
+                    token.written,
+                    format!(
+                        "{}'s other bishop is on {other}, also a {} square; a side's bishops stand on squares of different colours",
+                        token.side,
+                        colour_name(colour_of(square))
+                    ),
+                ));
+            }
+            if piece == Piece::King && token.side == Side::Black {
+                black_king_token = Some(token.written);
+            }
+            position.boards[token.side.index()][piece as usize] |= bit(square);
+        }
+        let mut last_field = None;
+        for &(key, value) in &parts.fields {
+            if !key.eq_ignore_ascii_case("last") {
+                return Err(PositionError::at(
+                    key,
+                    "unknown field; a Cheversi position has only `last`",
+                ));
+            }
+            let square = Square::parse(value, 8, 8)
+                .ok_or_else(|| PositionError::at(value, "`last` must be a square from A1 to H8"))?;
+            position.last = Some(index(square));
+            last_field = Some((key, value));
+        }
+        Self::check_position(
+            &position,
+            parts.side,
+            side_token.unwrap_or_default(),
+            black_king_token,
+            last_field,
+        )?;
+        Ok(position)
+    }
+
+    fn format_position(position: &Position) -> String {
+        let tokens = Side::BOTH.into_iter().flat_map(|side| {
+            indices(position.pieces(side)).filter_map(move |index| {
+                let square = square(index);
+                position.piece_at(square).map(|(_, piece)| {
+                    notation::piece_token(side, format!("{square}{}", piece.letter()))
+                })
+            })
+        });
+        let fields = position.last().map(|last| ("last", last.to_string()));
+        notation::format_position(position.side_to_move(), tokens, fields)
+    }
+
+    fn side_to_move(position: &Position) -> Side {
+        position.side_to_move()
+    }
+
+    fn legal_moves(position: &Position) -> Vec<Placement> {
+        position.legal_moves()
+    }
+
+    fn parse_move(position: &Position, text: &str) -> Result<Placement, MoveError> {
+        let Some(MoveText { piece, square }) = read_move(text) else {
+            return Err(MoveError::Syntax {
+                message: format!("`{}` is not a placement: {MOVE_SYNTAX}", text.trim()),
+            });
+        };
+        if Self::outcome(position).is_some() {
+            return Err(MoveError::GameOver);
+        }
+        match piece {
+            Some(piece) => {
+                let placement = Placement { piece, square };
+                match position.why_illegal(placement) {
+                    None => Ok(placement),
+                    Some(message) => Err(MoveError::Illegal { message }),
+                }
+            }
+            None => {
+                let candidates: Vec<Placement> = Piece::ALL
+                    .into_iter()
+                    .map(|piece| Placement { piece, square })
+                    .filter(|&placement| position.why_illegal(placement).is_none())
+                    .collect();
+                match candidates.as_slice() {
+                    [only] => Ok(*only),
+                    [] => Err(MoveError::Illegal {
+                        message: position.why_nothing_fits(square),
+                    }),
+                    several => Err(MoveError::Ambiguous {
+                        candidates: several.iter().map(ToString::to_string).collect(),
+                    }),
+                }
+            }
+        }
+    }
+
+    fn format_move(_position: &Position, mv: &Placement) -> String {
+        mv.to_string()
+    }
+
+    fn play(position: &Position, mv: &Placement) -> Position {
+        position.with(position.side_to_move(), *mv)
+    }
+
+    fn outcome(position: &Position) -> Option<Outcome> {
+        if position.total() == ALL_PIECES {
+            let (white, black) = score(position);
+            return Some(Outcome {
+                winner: match white.cmp(&black) {
+                    std::cmp::Ordering::Greater => Some(Side::White),
+                    std::cmp::Ordering::Less => Some(Side::Black),
+                    std::cmp::Ordering::Equal => None,
+                },
+                reason: EndReason::Points,
+                summary: Some(format!("{white}-{black}")),
+            });
+        }
+        (!position.has_legal_move()).then(|| Outcome {
+            winner: Some(position.side_to_move().opponent()),
+            reason: EndReason::NoLegalMove,
+            summary: None,
+        })
+    }
+}

@@ -1,0 +1,157 @@
+//! The `kuryr` binary as an operator uses it: `serve` on the embedded defaults, `migrate`, and
+//! `user create`, with tokens that survive a restart.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+/// A running `kuryr serve`, stopped when dropped.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn kuryr(data_dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kuryr"));
+    command
+        .env_remove("DATABASE_URL")
+        .env_remove("KURYR_JWT_SECRET")
+        .env("KURYR_DATA_DIR", data_dir)
+        .env("KURYR_LOG", "info");
+    command
+}
+
+/// Starts the server on a free port and waits for the line that says where it listens.
+fn serve(data_dir: &Path) -> Server {
+    let mut child = kuryr(data_dir)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let port = loop {
+        let line = lines
+            .next()
+            .expect("the server printed where it listens before exiting")
+            .unwrap();
+        if let Some(rest) = line.split("listening on http://127.0.0.1:").nth(1) {
+            break rest
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+        }
+    };
+    // Keep draining the log so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, port }
+}
+
+/// One HTTP/1.1 request over a fresh connection; returns the status and the JSON body.
+fn http(port: u16, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let (_, body) = response.split_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[test]
+fn serve_creates_its_database_and_tokens_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let token = {
+        let server = serve(&data);
+        assert_eq!(http(server.port, "GET", "/readyz", None, None).0, 200);
+        let (status, _) = http(
+            server.port,
+            "POST",
+            "/api/v1/auth/register",
+            None,
+            Some(json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"})),
+        );
+        assert_eq!(status, 201);
+        let (status, login) = http(
+            server.port,
+            "POST",
+            "/api/v1/auth/login",
+            None,
+            Some(json!({"username": "alice", "password": "correct horse"})),
+        );
+        assert_eq!(status, 200);
+        login["access_token"].as_str().unwrap().to_owned()
+    };
+    assert!(data.join("kuryr.sqlite3").is_file());
+    assert!(data.join("jwt-secret").is_file());
+
+    let server = serve(&data);
+    let (status, me) = http(server.port, "GET", "/api/v1/me", Some(&token), None);
+    assert_eq!(status, 200, "the token still works after a restart: {me}");
+    assert_eq!(me["username"], "alice");
+}
+
+#[test]
+fn operators_migrate_and_create_users_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let migrate = kuryr(dir.path()).arg("migrate").output().unwrap();
+    assert!(migrate.status.success());
+    assert!(String::from_utf8_lossy(&migrate.stdout).contains("applied 1 migration"));
+    let again = kuryr(dir.path()).arg("migrate").output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("applied 0 migration"));
+
+    let mut create = kuryr(dir.path())
+        .args(["user", "create", "--username", "carol", "--email", "carol@example.org"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    create.stdin.take().unwrap().write_all(b"a long enough password\n").unwrap();
+    let created = create.wait_with_output().unwrap();
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+
+    let server = serve(dir.path());
+    let (status, _) = http(
+        server.port,
+        "POST",
+        "/api/v1/auth/login",
+        None,
+        Some(json!({"username": "carol", "password": "a long enough password"})),
+    );
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_bad_database_url_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = kuryr(dir.path())
+        .args(["--database-url", "mysql://root:hunter2@db/kuryr", "migrate"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("postgres://"), "{stderr}");
+    assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
+}
