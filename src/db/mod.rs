@@ -87,11 +87,13 @@ impl DatabaseUrl {
             DatabaseUrl::Postgres(url) => PgConnection::establish(url).map(DbConn::Postgres),
             DatabaseUrl::Sqlite(path) => {
                 let mut conn = SqliteConnection::establish(path)?;
-                // WAL lets readers run beside the one writer; foreign keys are off by default in SQLite.
+                // WAL lets readers run beside the one writer; `synchronous = FULL` makes every
+                // committed move survive a power cut, not just a crash; foreign keys are off by
+                // default in SQLite.
                 conn.batch_execute(&format!(
                     "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};
                      PRAGMA journal_mode = WAL;
-                     PRAGMA synchronous = NORMAL;
+                     PRAGMA synchronous = FULL;
                      PRAGMA foreign_keys = ON;"
                 ))
                 .map_err(ConnectionError::CouldntSetupConfiguration)?;

@@ -321,7 +321,7 @@ impl Position {
                 continue;
             }
             allowed[piece as usize] = match piece {
-                // White's king never comes later than its first placement.
+                // A king goes down only as White's first placement (above) or Black's last.
                 Piece::King if !king_due => 0,
                 Piece::King => self
                     .last
@@ -345,7 +345,12 @@ impl Position {
 
     fn legal_moves(&self) -> Vec<Placement> {
         let allowed = self.allowed();
-        let mut moves = Vec::new();
+        let mut moves = Vec::with_capacity(
+            allowed
+                .iter()
+                .map(|squares| squares.count_ones())
+                .sum::<u32>() as usize,
+        );
         for index in indices(allowed.iter().fold(0, |all, &squares| all | squares)) {
             let square = square(index);
             // Rule 6 depends on the piece only through the queen call it may make, so one check
@@ -367,18 +372,6 @@ impl Position {
             }
         }
         moves
-    }
-
-    fn has_legal_move(&self) -> bool {
-        let allowed = self.allowed();
-        Piece::ALL.into_iter().any(|piece| {
-            indices(allowed[piece as usize]).any(|index| {
-                self.leaves_a_reply(Placement {
-                    piece,
-                    square: square(index),
-                })
-            })
-        })
     }
 
     /// Why a placement is not legal, for a player to read; `None` when it is legal. The checks
@@ -599,7 +592,7 @@ impl Cheversi {
         side: Side,
         side_token: &str,
         black_king_token: Option<&str>,
-        last_field: Option<(&str, &str)>,
+        last_field: Option<(&str, &str, Square)>,
     ) -> Result<(), PositionError> {
         let (white, black) = (position.placed(Side::White), position.placed(Side::Black));
         if white != black && white != black + 1 {
@@ -634,47 +627,45 @@ impl Cheversi {
             ));
         }
         let mover = side.opponent();
-        match (last_field, position.last) {
-            (None, None) if position.total() > 0 => Err(PositionError::new(
-                "the field `; last=<square>` is missing; it gives the square of the most recent placement",
-            )),
-            (None, _) => Ok(()),
-            (Some((key, value)), _) if position.total() == 0 => Err(PositionError::at(
+        let Some((key, value, last)) = last_field else {
+            return if position.total() == 0 {
+                Ok(())
+            } else {
+                Err(PositionError::new(
+                    "the field `; last=<square>` is missing; it gives the square of the most recent placement",
+                ))
+            };
+        };
+        if position.total() == 0 {
+            return Err(PositionError::at(
                 format!("{key}={value}"),
                 "the board is empty, so there is no last placement; leave `last` out",
+            ));
+        }
+        match position.piece_at(last) {
+            None => Err(PositionError::at(
+                value,
+                format!(
+                    "`last` must be the square of {mover}'s most recent placement, but {last} is empty"
+                ),
             )),
-            (Some((_, value)), Some(last)) => {
-                let last = square(last);
-                match position.piece_at(last) {
-                    Some((owner, piece)) if owner == mover => {
-                        if position.total() == ALL_PIECES && piece != Piece::King {
-                            Err(PositionError::at(
-                                value,
-                                format!(
-                                    "every piece is placed, so the last placement was Black's king, not the {} on {last}",
-                                    piece.name()
-                                ),
-                            ))
-                        } else {
-                            Ok(())
-                        }
-                    }
-                    Some((owner, piece)) => Err(PositionError::at(
-                        value,
-                        format!(
-                            "{mover} moved last, but `last` points at {owner}'s {} on {last}",
-                            piece.name()
-                        ),
-                    )),
-                    None => Err(PositionError::at(
-                        value,
-                        format!(
-                            "`last` must be the square of {mover}'s most recent placement, but {last} is empty"
-                        ),
-                    )),
-                }
+            Some((owner, piece)) if owner != mover => Err(PositionError::at(
+                value,
+                format!(
+                    "{mover} moved last, but `last` points at {owner}'s {} on {last}",
+                    piece.name()
+                ),
+            )),
+            Some((_, piece)) if position.total() == ALL_PIECES && piece != Piece::King => {
+                Err(PositionError::at(
+                    value,
+                    format!(
+                        "every piece is placed, so the last placement was Black's king, not the {} on {last}",
+                        piece.name()
+                    ),
+                ))
             }
-            (Some(_), None) => Ok(()),
+            Some(_) => Ok(()),
         }
     }
 }
@@ -750,9 +741,9 @@ impl Game for Cheversi {
             }
             let square = Square::parse(value, 8, 8)
                 .ok_or_else(|| PositionError::at(value, "`last` must be a square from A1 to H8"))?;
-            position.last = Some(index(square));
-            last_field = Some((key, value));
+            last_field = Some((key, value, square));
         }
+        position.last = last_field.map(|(_, _, square)| index(square));
         Self::check_position(
             &position,
             parts.side,
@@ -786,9 +777,11 @@ impl Game for Cheversi {
 
     fn parse_move(position: &Position, text: &str) -> Result<Placement, MoveError> {
         let Some(MoveText { piece, square }) = read_move(text) else {
-            return Err(MoveError::Syntax {
-                message: format!("`{}` is not a placement: {MOVE_SYNTAX}", text.trim()),
-            });
+            let message = match text.trim() {
+                "" => format!("the move is empty; {MOVE_SYNTAX}"),
+                written => format!("`{written}` is not a placement; {MOVE_SYNTAX}"),
+            };
+            return Err(MoveError::Syntax { message });
         };
         if Self::outcome(position).is_some() {
             return Err(MoveError::GameOver);
@@ -841,7 +834,7 @@ impl Game for Cheversi {
                 summary: Some(format!("{white}-{black}")),
             });
         }
-        (!position.has_legal_move()).then(|| Outcome {
+        position.legal_moves().is_empty().then(|| Outcome {
             winner: Some(position.side_to_move().opponent()),
             reason: EndReason::NoLegalMove,
             summary: None,

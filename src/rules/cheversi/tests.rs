@@ -424,6 +424,44 @@ fn rule_7_no_legal_placement_loses() {
     );
 }
 
+const RULE_7_GAME: [&str; 14] = [
+    "KA4", "BA5", "QB6", "QB7", "BC7", "ND8", "NE8", "NC6", "NB5", "RB8", "RD5", "RA7", "RD7",
+    "BC8",
+];
+
+#[test]
+fn rule_7_can_arise_in_play() {
+    // Found by random play and checked by hand. White's last piece is a bishop that must go on a
+    // light square (the other is on dark C7). After Black's BC8 the only light squares next to
+    // Black's pieces are A6 (walled in by A5 A7 B7 and B5 B6) and A8 (by A7 B7 B8): a bishop
+    // there would leave Black's king no square, so rule 6 forbids both. BC8 itself was legal:
+    // rule 6, read one placement ahead, only asks that White have a placement by rules 1 to 5.
+    let before = play_from_start(&RULE_7_GAME[..13]);
+    assert!(legal(&before).contains(&"BC8".to_owned()));
+    let position = play_from_start(&RULE_7_GAME);
+    assert_eq!(
+        Cheversi::format_position(&position),
+        "w A4K B5N D5R B6Q C7B D7R E8N (A5B) (C6N) (A7R) (B7Q) (B8R) (C8B) (D8N) ; last=C8"
+    );
+    assert!(Cheversi::legal_moves(&position).is_empty());
+    assert_eq!(
+        position.allowed()[Piece::Bishop as usize],
+        bit(sq("A6")) | bit(sq("A8"))
+    );
+    for square in ["A6", "A8"] {
+        let why = position.why_illegal(Placement {
+            piece: Piece::Bishop,
+            square: sq(square),
+        });
+        assert_contains(&why.unwrap(), "would leave Black without a legal placement");
+    }
+    let outcome = Cheversi::outcome(&position).unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.reason),
+        (Some(Side::Black), EndReason::NoLegalMove)
+    );
+}
+
 // ---- moves ----
 
 #[test]
@@ -764,6 +802,8 @@ fn the_naive_reading_agrees_on_the_hand_made_positions() {
         play_from_start(&["KE4", "QD5"]),
         play_from_start(&EXAMPLE_GAME[..15]),
         parse(WALLED_IN),
+        play_from_start(&RULE_7_GAME[..13]),
+        play_from_start(&RULE_7_GAME),
     ] {
         assert_eq!(Cheversi::legal_moves(&position), naive_legal(&position));
     }
@@ -802,15 +842,23 @@ fn near_miss_position() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
+    /// The rules file expected every game to run to 16 placements; with rule 6 read one placement
+    /// ahead a game can also end earlier by rule 7 (see `rule_7_can_arise_in_play`), about once in
+    /// 200,000 random games.
     #[test]
-    fn random_games_last_16_placements_and_end_on_points(choices in prop::collection::vec(any::<usize>(), 20)) {
+    fn random_games_end_on_points_after_16_placements_or_by_rule_7(choices in prop::collection::vec(any::<usize>(), 20)) {
         let game = random_game(&choices);
+        let (position, mv) = *game.last().unwrap();
+        let end = Cheversi::play(&position, &mv);
+        prop_assert!(Cheversi::legal_moves(&end).is_empty());
+        let outcome = Cheversi::outcome(&end).unwrap();
+        if game.len() < 16 {
+            prop_assert_eq!(outcome.reason, EndReason::NoLegalMove);
+            prop_assert_eq!(outcome.winner, Some(Cheversi::side_to_move(&end).opponent()));
+            return Ok(());
+        }
         prop_assert_eq!(game.len(), 16);
-        let (position, mv) = game[15];
-        let finished = Cheversi::play(&position, &mv);
-        prop_assert!(Cheversi::legal_moves(&finished).is_empty());
-        let outcome = Cheversi::outcome(&finished).unwrap();
-        let (white, black) = score(&finished);
+        let (white, black) = score(&end);
         prop_assert_eq!(outcome.reason, EndReason::Points);
         prop_assert_eq!(outcome.summary, Some(format!("{white}-{black}")));
         let winner = match white.cmp(&black) {
@@ -819,8 +867,8 @@ proptest! {
             std::cmp::Ordering::Equal => None,
         };
         prop_assert_eq!(outcome.winner, winner);
-        prop_assert_eq!(Cheversi::side_to_move(&finished), Side::White);
-        prop_assert_eq!(finished.piece_at(finished.last().unwrap()), Some((Side::Black, Piece::King)));
+        prop_assert_eq!(Cheversi::side_to_move(&end), Side::White);
+        prop_assert_eq!(end.piece_at(end.last().unwrap()), Some((Side::Black, Piece::King)));
     }
 
     #[test]
