@@ -178,12 +178,33 @@ impl From<diesel::result::Error> for ApiError {
         match e {
             Error::NotFound => ApiError::NotFound("not found".into()),
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-                tracing::info!(constraint = ?info.constraint_name(), "unique violation");
-                ApiError::conflict(
-                    "conflict",
-                    "Conflict",
-                    "this would duplicate something that already exists",
-                )
+                // Two registrations racing past the service's own check end here; name the field
+                // the way the check would have.
+                let what = format!(
+                    "{} {}",
+                    info.constraint_name().unwrap_or(""),
+                    info.message()
+                );
+                if what.contains("username_key") {
+                    ApiError::conflict(
+                        "username-taken",
+                        "Username taken",
+                        "this username is already taken (usernames ignore case); choose another",
+                    )
+                } else if what.contains("email_key") {
+                    ApiError::conflict(
+                        "email-taken",
+                        "Email address in use",
+                        "an account with this email address already exists; log in, or use another address",
+                    )
+                } else {
+                    tracing::info!(constraint = %what, "unique violation");
+                    ApiError::conflict(
+                        "conflict",
+                        "Conflict",
+                        "this would duplicate something that already exists",
+                    )
+                }
             }
             Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => ApiError::conflict(
                 "concurrent-update",

@@ -166,3 +166,19 @@ pub async fn decline_draw(
 ) -> Result<HttpResponse, ApiError> {
     draw(state, user, path.into_inner(), DrawAction::Decline).await
 }
+
+/// The game as a text record that `POST /api/v1/rules/{game}/record` can replay.
+pub async fn record(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let id = path.into_inner();
+    let record = games::record(&state.db, id.clone()).await?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("inline; filename=\"kuryr-{id}.txt\""),
+        ))
+        .body(record))
+}

@@ -54,6 +54,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/games/{id}" => games::get),
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
         endpoint!(POST "/api/v1/games/{id}/moves" => games::play),
+        endpoint!(GET "/api/v1/games/{id}/record" => games::record),
         endpoint!(POST "/api/v1/games/{id}/resign" => games::resign),
         endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw),
         endpoint!(POST "/api/v1/games/{id}/draw/accept" => games::accept_draw),
@@ -67,6 +68,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score),
         endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves),
         endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
+        endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay),
     ]
 }
 

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::rules::record::{self, Record, RecordError};
 use crate::rules::{
     Engine, GameKind, MoveAndPosition, OptionSpec, Outcome, PlayError, PositionError, Side,
     cheversi,
@@ -167,4 +168,80 @@ pub async fn cheversi_score(body: web::Json<ScoreBody>) -> Result<HttpResponse, 
         .map_err(invalid_position)?;
     let (white, black) = cheversi::score(&position);
     Ok(HttpResponse::Ok().json(ScoreView { white, black }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordBody {
+    record: String,
+}
+
+#[derive(Serialize)]
+pub struct ReplayView {
+    game: &'static str,
+    options: Value,
+    /// Every move in canonical notation, with the position after it.
+    moves: Vec<MoveAndPosition>,
+    /// The position after the last move.
+    position: String,
+    side_to_move: Side,
+    outcome: Option<Outcome>,
+}
+
+fn invalid_record(error: RecordError) -> ApiError {
+    ApiError::Rules {
+        slug: "invalid-record",
+        title: "The record could not be replayed",
+        detail: error.to_string(),
+        extra: Default::default(),
+    }
+    .with("line", error.line)
+}
+
+/// Replays a game record move by move and answers with the position it reaches.
+pub async fn replay(
+    path: web::Path<String>,
+    body: web::Json<RecordBody>,
+) -> Result<HttpResponse, ApiError> {
+    let engine = engine(&path)?;
+    let record = Record::parse(&body.record).map_err(invalid_record)?;
+    if let Some(game) = record.header("Game")
+        && !game.eq_ignore_ascii_case(engine.id())
+    {
+        return Err(invalid_record(RecordError {
+            line: None,
+            message: format!("the record is a game of `{game}`, not {}", engine.id()),
+        }));
+    }
+    let options: Value = match record.header("Options") {
+        Some(text) => serde_json::from_str(text).map_err(|e| {
+            invalid_record(RecordError {
+                line: None,
+                message: format!("the Options header is not a JSON object: {e}"),
+            })
+        })?,
+        None => Value::Null,
+    };
+    let options = engine.normalize_options(&options).map_err(|e| {
+        invalid_record(RecordError {
+            line: None,
+            message: format!("the Options header: {e}"),
+        })
+    })?;
+    let start = match record.header("Position") {
+        Some(position) => position.to_owned(),
+        None => engine
+            .start_position(&options)
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?,
+    };
+    let replayed = record::replay(engine, &options, &start, &record).map_err(invalid_record)?;
+    record::check_result(&record, &replayed).map_err(invalid_record)?;
+    Ok(HttpResponse::Ok().json(ReplayView {
+        game: engine.id(),
+        options,
+        moves: replayed.moves,
+        position: replayed.position,
+        side_to_move: replayed.side_to_move,
+        outcome: replayed.outcome,
+    }))
 }

@@ -14,6 +14,7 @@
 
 pub mod cheversi;
 pub mod notation;
+pub mod record;
 
 use std::fmt;
 use std::str::FromStr;

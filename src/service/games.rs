@@ -15,6 +15,7 @@ use crate::db::models::{Game, Move, status};
 use crate::db::schema::{games, moves};
 use crate::db::{Database, DbConn};
 use crate::error::ApiError;
+use crate::rules::record::{Record, RecordMove, RecordResult};
 use crate::rules::{Engine, GameKind, MoveError, Outcome, PlayError, Side};
 
 /// A game with the names of its players.
@@ -633,4 +634,53 @@ pub async fn draw(
         details(conn, game)
     })
     .await
+}
+
+/// The whole game as a record: headers, then every move in canonical notation.
+pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
+    let (details, history) = history(db, id).await?;
+    let game = &details.game;
+    let rfc3339 = |at: NaiveDateTime| {
+        at.and_utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let mut headers = vec![
+        ("Game", game.game_kind.clone()),
+        ("Id", game.id.clone()),
+        ("White", details.white.username.clone()),
+        ("Black", details.black.username.clone()),
+        ("Options", game.options.clone()),
+        ("Started", rfc3339(game.created_at)),
+    ];
+    if let Some(days) = game.days_per_move {
+        headers.push(("DaysPerMove", days.to_string()));
+    }
+    if let Some(finished) = game.finished_at {
+        headers.push(("Finished", rfc3339(finished)));
+    }
+    let result = match game.result.as_deref() {
+        None => RecordResult::InProgress,
+        Some(result) => RecordResult::Ended(Side::from_name(result)),
+    };
+    headers.push(("Result", result.token().to_owned()));
+    if let Some(termination) = &game.termination {
+        headers.push(("Termination", termination.clone()));
+    }
+    if let Some(summary) = &game.result_summary {
+        headers.push(("Summary", summary.clone()));
+    }
+    let record = Record {
+        headers: headers
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+        moves: history
+            .into_iter()
+            .map(|mv| RecordMove {
+                line: 0,
+                text: mv.notation,
+            })
+            .collect(),
+    };
+    Ok(record.format())
 }

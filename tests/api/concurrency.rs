@@ -87,3 +87,30 @@ async fn racing_acceptances_of_an_open_challenge_start_one_game() {
     let games = app.get("/api/v1/games", Some(&alice.token)).await;
     assert_eq!(games.body["total"], 4);
 }
+
+#[actix_web::test]
+async fn racing_registrations_of_one_name_create_one_account() {
+    let app = spawn_app().await;
+    for round in 0..4 {
+        let name = format!("twin{round}");
+        let shouted = name.to_uppercase();
+        let (first, second) = tokio::join!(app.register(&name), app.register(&shouted));
+        let mut statuses = [first.status, second.status];
+        statuses.sort();
+        assert_eq!(
+            statuses,
+            [StatusCode::CREATED, StatusCode::CONFLICT],
+            "{first:?} {second:?}"
+        );
+        let loser = if first.status == StatusCode::CONFLICT {
+            &first
+        } else {
+            &second
+        };
+        assert!(
+            ["username-taken", "email-taken"].contains(&loser.problem()),
+            "{}",
+            loser.body
+        );
+    }
+}

@@ -84,6 +84,71 @@ async fn a_whole_cheversi_game_ends_with_the_right_score() {
     assert_eq!(history["moves"][0]["side"], "white");
     assert_eq!(history["moves"][0]["player_id"], alice.id.as_str());
 
+    // The record reads as the game went, and replays to the same final position.
+    let record = app.get(&format!("/api/v1/games/{game}/record"), None).await;
+    assert_eq!(record.status, StatusCode::OK);
+    assert_eq!(
+        record.header("content-type"),
+        Some("text/plain; charset=utf-8")
+    );
+    let text = record.body.as_str().unwrap();
+    for line in [
+        "[Game \"cheversi\"]",
+        "[White \"alice\"]",
+        "[Black \"bob\"]",
+        "[Result \"1-0\"]",
+        "[Termination \"points\"]",
+        "[Summary \"56-45\"]",
+        "1. KE4",
+        "1... QD5",
+        "8... KE2",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "the record lacks `{line}`:\n{text}"
+        );
+    }
+    assert_eq!(text.lines().last(), Some("1-0"));
+    let replayed = app
+        .post(
+            "/api/v1/rules/cheversi/record",
+            None,
+            json!({"record": text}),
+        )
+        .await;
+    assert_eq!(replayed.status, StatusCode::OK, "{}", replayed.body);
+    assert_eq!(replayed.body["position"], state["position"]);
+    assert_eq!(replayed.body["outcome"]["winner"], "white");
+    assert_eq!(replayed.body["outcome"]["summary"], "56-45");
+    assert_eq!(replayed.body["moves"].as_array().unwrap().len(), 16);
+
+    // A doctored record is refused with the line at fault.
+    let doctored = text.replace("1-0", "0-1");
+    let refused = app
+        .post(
+            "/api/v1/rules/cheversi/record",
+            None,
+            json!({"record": doctored}),
+        )
+        .await;
+    assert_eq!(refused.problem(), "invalid-record");
+    let swapped = text.replace("2. QC6", "2. QA1");
+    let refused = app
+        .post(
+            "/api/v1/rules/cheversi/record",
+            None,
+            json!({"record": swapped}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let line = refused.body["line"].as_u64().unwrap() as usize;
+    assert_eq!(
+        swapped.lines().nth(line - 1),
+        Some("2. QA1"),
+        "{}",
+        refused.body
+    );
+
     let after_end = app.play(&game, &alice, "KA1").await;
     assert_eq!(after_end.status, StatusCode::CONFLICT);
     assert_eq!(after_end.problem(), "game-over");
@@ -301,4 +366,30 @@ async fn my_games_list_those_awaiting_my_move_first() {
         .map(|g| g["id"].as_str().unwrap())
         .collect();
     assert!(bob_first.contains(&first.as_str()) && bob_first.contains(&third.as_str()));
+}
+
+#[actix_web::test]
+async fn a_game_in_progress_has_a_record_too() {
+    let app = spawn_app().await;
+    let (alice, _bob, game) = started(&app).await;
+    app.play(&game, &alice, "ke4").await;
+    let record = app.get(&format!("/api/v1/games/{game}/record"), None).await;
+    let text = record.body.as_str().unwrap();
+    assert!(
+        text.contains("[Result \"*\"]") && text.contains("\n1. KE4\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().last(), Some("*"));
+    let replayed = app
+        .post(
+            "/api/v1/rules/cheversi/record",
+            None,
+            json!({"record": text}),
+        )
+        .await;
+    assert_eq!(replayed.body["position"], app.game(&game).await["position"]);
+    assert_eq!(
+        app.get("/api/v1/games/nope/record", None).await.status,
+        StatusCode::NOT_FOUND
+    );
 }
