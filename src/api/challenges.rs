@@ -86,12 +86,8 @@ pub async fn list(
         page_request(query.page, query.per_page)?,
     )
     .await?;
-    Ok(HttpResponse::Ok().json(PageView {
-        items: page.items.into_iter().map(ChallengeView::from).collect(),
-        page: page.page,
-        per_page: page.per_page,
-        total: page.total,
-    }))
+    let view = PageView::of(page, |details| Ok(ChallengeView::from(details)))?;
+    Ok(HttpResponse::Ok().json(view))
 }
 
 pub async fn get(

@@ -43,17 +43,8 @@ pub async fn list(
         page_request(query.page, query.per_page)?,
     )
     .await?;
-    let items = page
-        .items
-        .into_iter()
-        .map(|details| GameView::new(details, false))
-        .collect::<Result<_, _>>()?;
-    Ok(HttpResponse::Ok().json(PageView {
-        items,
-        page: page.page,
-        per_page: page.per_page,
-        total: page.total,
-    }))
+    let view = PageView::of(page, |details| GameView::new(details, false))?;
+    Ok(HttpResponse::Ok().json(view))
 }
 
 fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {

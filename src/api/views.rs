@@ -8,9 +8,9 @@ use serde_json::Value;
 use crate::db::models::{Move, User};
 use crate::error::ApiError;
 use crate::rules::Side;
-use crate::service::UserRef;
 use crate::service::challenges::ChallengeDetails;
 use crate::service::games::GameDetails;
+use crate::service::{Page, UserRef};
 
 fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
     Utc.from_utc_datetime(&naive)
@@ -216,4 +216,19 @@ pub struct PageView<T> {
     pub page: i64,
     pub per_page: i64,
     pub total: i64,
+}
+
+impl<T> PageView<T> {
+    /// The view of a page of rows, each turned into its view.
+    pub fn of<S>(
+        page: Page<S>,
+        view: impl FnMut(S) -> Result<T, ApiError>,
+    ) -> Result<Self, ApiError> {
+        Ok(PageView {
+            items: page.items.into_iter().map(view).collect::<Result<_, _>>()?,
+            page: page.page,
+            per_page: page.per_page,
+            total: page.total,
+        })
+    }
 }

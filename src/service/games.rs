@@ -263,19 +263,29 @@ pub async fn play(
     request: MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ApiError> {
-    let attempt = || {
-        let (game_id, user, request) = (game_id.clone(), user.clone(), request.clone());
-        db.write(move |conn| play_in_transaction(conn, &game_id, &user, &request, now))
-    };
-    match attempt().await {
-        // On PostgreSQL a concurrent move can win between our read and our conditional update;
-        // reading again gives the caller the true answer (not your turn, or their own replay).
-        Err(ApiError::Conflict { slug: RACE, .. }) => attempt().await,
-        other => other,
-    }
+    write_game(db, move |conn| {
+        play_in_transaction(conn, &game_id, &user, &request, now)
+    })
+    .await
 }
 
 const RACE: &str = "concurrent-update";
+
+/// Runs a transaction that changes a game, and runs it once more if a concurrent request changed
+/// the game between its read and its conditional write (possible on PostgreSQL; SQLite's single
+/// writer rules it out). The second run reads the new state, so its caller gets the true answer:
+/// not your turn, the game is over, their own move replayed, or the action applied after the
+/// other request.
+async fn write_game<T, F>(db: &Database, transaction: F) -> Result<T, ApiError>
+where
+    F: Fn(&mut DbConn) -> Result<T, ApiError> + Clone + Send + 'static,
+    T: Send + 'static,
+{
+    match db.write(transaction.clone()).await {
+        Err(ApiError::Conflict { slug: RACE, .. }) => db.write(transaction).await,
+        other => other,
+    }
+}
 
 fn play_in_transaction(
     conn: &mut DbConn,
@@ -351,31 +361,7 @@ fn play_in_transaction(
         None => game.to_move_id = Some(player_of(&game, after.side_to_move).to_owned()),
     }
 
-    let updated = diesel::update(
-        games::table
-            .filter(games::id.eq(&game.id))
-            .filter(games::ply.eq(previous_ply)),
-    )
-    .set((
-        games::position.eq(&game.position),
-        games::ply.eq(game.ply),
-        games::to_move_id.eq(&game.to_move_id),
-        games::status.eq(&game.status),
-        games::result.eq(&game.result),
-        games::termination.eq(&game.termination),
-        games::result_summary.eq(&game.result_summary),
-        games::draw_offer.eq(&game.draw_offer),
-        games::updated_at.eq(game.updated_at),
-        games::finished_at.eq(game.finished_at),
-    ))
-    .execute(conn)?;
-    if updated == 0 {
-        return Err(ApiError::conflict(
-            RACE,
-            "Concurrent move",
-            "another move in this game was accepted at the same moment; reload the game",
-        ));
-    }
+    save(conn, &game, previous_ply)?;
     let mv = Move {
         game_id: game.id.clone(),
         ply: next_ply,
@@ -508,9 +494,9 @@ fn finish_on_board(game: &mut Game, outcome: &Outcome, now: NaiveDateTime) {
     finish(game, outcome.winner, &reason, outcome.summary.clone(), now);
 }
 
-/// Stores an ending or a draw-offer change decided off the board; the update is conditional on
-/// the game being unchanged since it was read.
-fn save_off_board(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
+/// Writes a game's new state, on condition that it is still active and at the ply it was read
+/// at: of two requests that raced on the same game, the second changes nothing and learns so.
+fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
     let updated = diesel::update(
         games::table
             .filter(games::id.eq(&game.id))
@@ -518,6 +504,8 @@ fn save_off_board(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), A
             .filter(games::status.eq(status::ACTIVE)),
     )
     .set((
+        games::position.eq(&game.position),
+        games::ply.eq(game.ply),
         games::to_move_id.eq(&game.to_move_id),
         games::status.eq(&game.status),
         games::result.eq(&game.result),
@@ -559,7 +547,7 @@ pub async fn resign(
     user: AuthUser,
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ApiError> {
-    db.write(move |conn| {
+    write_game(db, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         let ply = game.ply;
         finish(
@@ -569,7 +557,7 @@ pub async fn resign(
             None,
             now.naive_utc(),
         );
-        save_off_board(conn, &game, ply)?;
+        save(conn, &game, ply)?;
         details(conn, game)
     })
     .await
@@ -590,7 +578,7 @@ pub async fn draw(
     action: DrawAction,
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ApiError> {
-    db.write(move |conn| {
+    write_game(db, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         if !engine_of(&game)?.can_draw() {
             return Err(ApiError::conflict(
@@ -630,7 +618,7 @@ pub async fn draw(
                 ));
             }
         }
-        save_off_board(conn, &game, ply)?;
+        save(conn, &game, ply)?;
         details(conn, game)
     })
     .await

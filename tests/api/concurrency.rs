@@ -114,3 +114,37 @@ async fn racing_registrations_of_one_name_create_one_account() {
         );
     }
 }
+
+#[actix_web::test]
+async fn a_move_racing_a_resignation_never_reopens_the_game() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    for round in 0..6 {
+        let game = app.start_game("cheversi", &alice, &bob).await;
+        let resign = format!("/api/v1/games/{game}/resign");
+        let (moved, resigned) = tokio::join!(
+            app.play(&game, &alice, "KE4"),
+            app.post_empty(&resign, Some(&bob.token))
+        );
+        assert_eq!(
+            resigned.status,
+            StatusCode::OK,
+            "round {round}: {}",
+            resigned.body
+        );
+        let state = app.game(&game).await;
+        assert_eq!(state["status"], "finished", "round {round}");
+        assert_eq!(state["termination"], "resignation");
+        assert_eq!(state["result"], "white");
+        let history = app.get(&format!("/api/v1/games/{game}/moves"), None).await;
+        let stored = history.body["moves"].as_array().unwrap().len();
+        match moved.status {
+            StatusCode::CREATED => assert_eq!((stored, state["ply"].as_u64()), (1, Some(1))),
+            _ => {
+                assert_eq!(moved.problem(), "game-over", "round {round}");
+                assert_eq!((stored, state["ply"].as_u64()), (0, Some(0)));
+            }
+        }
+    }
+}
