@@ -61,10 +61,18 @@ fn serve(data_dir: &Path) -> Server {
 }
 
 /// One HTTP/1.1 request over a fresh connection; returns the status and the JSON body.
-fn http(port: u16, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n{body}",
@@ -90,7 +98,9 @@ fn serve_creates_its_database_and_tokens_survive_a_restart() {
             "POST",
             "/api/v1/auth/register",
             None,
-            Some(json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"})),
+            Some(
+                json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"}),
+            ),
         );
         assert_eq!(status, 201);
         let (status, login) = http(
@@ -122,15 +132,31 @@ fn operators_migrate_and_create_users_from_the_command_line() {
     assert!(String::from_utf8_lossy(&again.stdout).contains("applied 0 migration"));
 
     let mut create = kuryr(dir.path())
-        .args(["user", "create", "--username", "carol", "--email", "carol@example.org"])
+        .args([
+            "user",
+            "create",
+            "--username",
+            "carol",
+            "--email",
+            "carol@example.org",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    create.stdin.take().unwrap().write_all(b"a long enough password\n").unwrap();
+    create
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a long enough password\n")
+        .unwrap();
     let created = create.wait_with_output().unwrap();
-    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
 
     let server = serve(dir.path());
     let (status, _) = http(
