@@ -91,6 +91,14 @@ pub struct Turn {
 /// barriers, until a die on B9's row mates the walled-in black king.
 pub const SAMPLE_MATE: &[&str] = &[];
 
+/// A quiet middle game from the setup: twenty dice moves that bring both sides' dice to the
+/// middle rows without a capture. The benchmarks and tests use the position it reaches.
+pub const MIDGAME: &[&str] = &[
+    "H1-H3", "H9-H7", "B1-B3", "B9-B7", "B3-D3-D6", "H7-G7-G3", "D6-D3", "G3-G6-D6", "H3-F3-F6",
+    "B7-A7-A3", "F6-G6-G4", "D6-D7-H7", "G4-B4-B5", "A3-A6-D6", "G1-H1-H5", "H7-C7-C6", "D3-C3-C4",
+    "D6-F6", "H5-H6", "C6-A6-A3",
+];
+
 pub struct Cubulus;
 
 /// The setup: dice with 1, 2, 5, 6 on top from the edges to the king, 3 towards their owner.
