@@ -89,7 +89,17 @@ pub struct Turn {
 /// A short legal game from the setup (basic rules) that ends in mate, in canonical notation.
 /// White's dice from B1 and H1 walk up the edge files while Black wastes time with its
 /// barriers, until a die on B9's row mates the walled-in black king.
-pub const SAMPLE_MATE: &[&str] = &[];
+pub const SAMPLE_MATE: &[&str] = &[
+    "B1-B2-A2",
+    "A9-A8",
+    "C1-B1-B5",
+    "A8-A5",
+    "H1-H2-J2",
+    "A5-A4",
+    "J2-J5-F5",
+    "A4-B4-B2",
+    "F5-E5-E8#",
+];
 
 /// A quiet middle game from the setup: twenty dice moves that bring both sides' dice to the
 /// middle rows without a capture. The benchmarks and tests use the position it reaches.

@@ -142,15 +142,18 @@ fn digits(text: &str) -> Option<(u8, u8)> {
 
 /// Reads a turn. Whitespace, case and the marks `+` and `#` do not matter; the text is reduced
 /// to ASCII capitals without spaces, which keeps every form unambiguous because a square is
-/// always a letter and one digit.
-fn read_turn(text: &str) -> Option<Pattern> {
+/// always a letter and one digit. The error is `Some` when there is more to say than the forms.
+fn read_turn(text: &str) -> Result<Pattern, Option<String>> {
     let cleaned: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != '+' && *c != '#')
         .map(|c| c.to_ascii_uppercase())
         .collect();
-    if cleaned.is_empty() || !cleaned.is_ascii() || cleaned.matches('*').count() > 1 {
-        return None;
+    if cleaned.is_empty() || !cleaned.is_ascii() {
+        return Err(None);
+    }
+    if cleaned.matches('*').count() > 1 {
+        return Err(Some("a turn carries at most one exchange".to_owned()));
     }
     let (ordinary, exchange) = match cleaned.find('*') {
         None => (cleaned.as_str(), None),
@@ -164,7 +167,7 @@ fn read_turn(text: &str) -> Option<Pattern> {
                     Some((Timing::Before, ExchangeText::Barrier(a, b))),
                 ),
                 None => (
-                    body.strip_prefix('D')?,
+                    body.strip_prefix('D').ok_or(None)?,
                     Some((Timing::Before, ExchangeText::Die)),
                 ),
             }
@@ -174,14 +177,20 @@ fn read_turn(text: &str) -> Option<Pattern> {
             let exchange = if body == "D" {
                 ExchangeText::Die
             } else {
-                let (a, b) = two_squares(body)?;
+                let (a, b) = two_squares(body).ok_or(None)?;
                 ExchangeText::Barrier(a, b)
             };
             (&cleaned[..at], Some((Timing::After, exchange)))
         }
     };
-    Some(Pattern {
-        shape: read_shape(ordinary)?,
+    if ordinary.is_empty() {
+        return Err(Some(
+            "an exchange alone is not a turn: it comes with one ordinary move, before or after it"
+                .to_owned(),
+        ));
+    }
+    Ok(Pattern {
+        shape: read_shape(ordinary).ok_or(None)?,
         exchange,
     })
 }
@@ -322,11 +331,12 @@ fn turn_fits(position: &Position, pattern: &Pattern, turn: &Turn) -> bool {
 
 /// Reads a turn and resolves it against the legal turns of `position`.
 pub(super) fn parse_turn(position: &Position, text: &str) -> Result<Turn, MoveError> {
-    let Some(pattern) = read_turn(text) else {
-        return Err(MoveError::Syntax {
-            message: format!("`{}` is not a Cubulus turn: {MOVE_FORMS}", text.trim()),
-        });
-    };
+    let pattern = read_turn(text).map_err(|why| MoveError::Syntax {
+        message: match why {
+            Some(why) => format!("`{}`: {why}; {MOVE_FORMS}", text.trim()),
+            None => format!("`{}` is not a Cubulus turn: {MOVE_FORMS}", text.trim()),
+        },
+    })?;
     let turns = position.turns();
     if turns.is_empty() {
         return Err(MoveError::GameOver);

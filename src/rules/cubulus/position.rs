@@ -105,7 +105,7 @@ pub(super) fn format(position: &Position) -> String {
         .filter(|&side| position.extended && position.diag[side.index()])
         .map(Side::letter)
         .collect();
-    let fields = (!diag.is_empty()).then(|| ("diag", diag));
+    let fields = (!diag.is_empty()).then_some(("diag", diag));
     notation::format_position(position.side, tokens, fields)
 }
 
