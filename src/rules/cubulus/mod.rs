@@ -87,8 +87,9 @@ pub struct Turn {
 }
 
 /// A short legal game from the setup (basic rules) that ends in mate, in canonical notation.
-/// White's dice from B1 and H1 walk up the edge files while Black wastes time with its
-/// barriers, until a die on B9's row mates the walled-in black king.
+/// White brings the 5 from C1 to B5 (arriving as a 6) and the 2 from H1 round to F5 while Black
+/// shuffles a die; `F5-E5-E8` then arrives with 1 on top next to Black's king, guarded from B5,
+/// and the king is boxed in by its own dice on D9 and F9.
 pub const SAMPLE_MATE: &[&str] = &[
     "B1-B2-A2",
     "A9-A8",
