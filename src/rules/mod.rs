@@ -13,6 +13,7 @@
 //! `serde`, `serde_json` or `crate::rules`.
 
 pub mod cheversi;
+pub mod cubulus;
 pub mod notation;
 pub mod record;
 
@@ -305,6 +306,7 @@ impl GameKind {
     /// The engine of a game that can be played; `None` for a game whose engine is not written yet.
     pub fn engine(self) -> Option<&'static dyn Engine> {
         match self {
+            GameKind::Cubulus => Some(&Typed::<cubulus::Cubulus>::ENGINE),
             GameKind::Cheversi => Some(&Typed::<cheversi::Cheversi>::ENGINE),
             _ => None,
         }
@@ -587,7 +589,7 @@ mod tests {
     #[test]
     fn only_implemented_games_are_playable() {
         let playable: Vec<_> = GameKind::playable().map(|(kind, _)| kind).collect();
-        assert_eq!(playable, vec![GameKind::Cheversi]);
+        assert_eq!(playable, vec![GameKind::Cubulus, GameKind::Cheversi]);
         for (kind, engine) in GameKind::playable() {
             assert_eq!(engine.id(), kind.id());
         }

@@ -4,6 +4,7 @@
 mod accounts;
 mod challenges;
 mod concurrency;
+mod cubulus;
 mod errors;
 mod games;
 mod helpers;

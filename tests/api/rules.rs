@@ -16,8 +16,9 @@ async fn only_playable_games_are_listed() {
         .iter()
         .map(|g| g["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["cheversi"]);
+    assert_eq!(ids, ["cubulus", "cheversi"]);
     assert_eq!(kinds.body["games"][0]["can_draw"], true);
+    assert_eq!(kinds.body["games"][1]["can_draw"], true);
 }
 
 #[actix_web::test]
@@ -75,7 +76,7 @@ async fn a_bad_position_names_the_offending_token() {
 #[actix_web::test]
 async fn unknown_and_unfinished_games_are_404() {
     let app = spawn_app().await;
-    for game in ["chess", "cubulus", "backgammon"] {
+    for game in ["chess", "suluc", "backgammon"] {
         let response = app
             .post(
                 &format!("/api/v1/rules/{game}/moves"),
