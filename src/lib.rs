@@ -10,6 +10,7 @@ pub mod api;
 pub mod auth;
 pub mod config;
 pub mod db;
+pub mod dice;
 pub mod error;
 pub mod rules;
 pub mod service;

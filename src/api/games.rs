@@ -4,7 +4,7 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
 use super::page_request;
-use super::views::{GameView, HistoryView, MovePlayedView, MoveView, PageView};
+use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
@@ -172,4 +172,13 @@ pub async fn record(
             format!("inline; filename=\"kuryr-{id}.txt\""),
         ))
         .body(record))
+}
+
+/// The provably fair dice of a game: the commitment, the rolls so far, the seed after the end.
+pub async fn dice(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let (game, rolls) = games::dice(&state.db, path.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(DiceView::new(game, rolls)))
 }

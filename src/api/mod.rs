@@ -55,6 +55,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
         endpoint!(POST "/api/v1/games/{id}/moves" => games::play),
         endpoint!(GET "/api/v1/games/{id}/record" => games::record),
+        endpoint!(GET "/api/v1/games/{id}/dice" => games::dice),
         endpoint!(POST "/api/v1/games/{id}/resign" => games::resign),
         endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw),
         endpoint!(POST "/api/v1/games/{id}/draw/accept" => games::accept_draw),

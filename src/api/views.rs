@@ -5,7 +5,7 @@ use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::db::models::{Move, User};
+use crate::db::models::{Game, Move, Roll, User};
 use crate::error::ApiError;
 use crate::rules::Side;
 use crate::service::challenges::ChallengeDetails;
@@ -83,6 +83,8 @@ pub struct GameView {
     pub days_per_move: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<Vec<String>>,
+    /// For games with dice: the SHA-256 commitment to the game's dice seed.
+    pub dice_commitment: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub finished_at: Option<DateTime<Utc>>,
@@ -124,6 +126,7 @@ impl GameView {
             draw_offer: game.draw_offer,
             days_per_move: game.days_per_move,
             legal_moves,
+            dice_commitment: game.dice_commitment,
             created_at: utc(game.created_at),
             updated_at: utc(game.updated_at),
             finished_at: game.finished_at.map(utc),
@@ -230,5 +233,52 @@ impl<T> PageView<T> {
             per_page: page.per_page,
             total: page.total,
         })
+    }
+}
+
+#[derive(Serialize)]
+pub struct RollView {
+    /// The number of the roll's first die within the game.
+    pub number: i32,
+    /// Moves played before the roll.
+    pub ply: i32,
+    pub side: Side,
+    pub purpose: String,
+    pub dice: Vec<u8>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Serialize)]
+pub struct DiceView {
+    pub algorithm: &'static str,
+    pub commitment: String,
+    /// Revealed when the game is over.
+    pub seed: Option<String>,
+    pub rolls: Vec<RollView>,
+}
+
+impl DiceView {
+    pub fn new(game: Game, rolls: Vec<Roll>) -> DiceView {
+        let finished = game.result.is_some();
+        DiceView {
+            algorithm: "HMAC-SHA-256",
+            commitment: game.dice_commitment.unwrap_or_default(),
+            seed: game.dice_seed.filter(|_| finished),
+            rolls: rolls
+                .into_iter()
+                .map(|roll| RollView {
+                    number: roll.number,
+                    ply: roll.ply,
+                    side: Side::from_name(&roll.side).unwrap_or(Side::White),
+                    purpose: roll.purpose,
+                    dice: roll
+                        .dice
+                        .split(',')
+                        .filter_map(|d| d.parse().ok())
+                        .collect(),
+                    created_at: utc(roll.created_at),
+                })
+                .collect(),
+        }
     }
 }

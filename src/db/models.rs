@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::schema::{challenges, games, moves, users};
+use super::schema::{challenges, games, moves, rolls, users};
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = users)]
@@ -41,6 +41,10 @@ pub struct Game {
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     pub finished_at: Option<NaiveDateTime>,
+    /// The secret dice seed in hex; `None` for games without dice.
+    pub dice_seed: Option<String>,
+    pub dice_commitment: Option<String>,
+    pub dice_used: i32,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -73,6 +77,19 @@ pub struct Challenge {
     pub game_id: Option<String>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable)]
+#[diesel(table_name = rolls)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct Roll {
+    pub game_id: String,
+    pub number: i32,
+    pub ply: i32,
+    pub side: String,
+    pub purpose: String,
+    pub dice: String,
+    pub created_at: NaiveDateTime,
 }
 
 /// Game and challenge states as stored.

@@ -35,6 +35,9 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         finished_at -> Nullable<Timestamp>,
+        dice_seed -> Nullable<Text>,
+        dice_commitment -> Nullable<Text>,
+        dice_used -> Integer,
     }
 }
 
@@ -68,7 +71,20 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    rolls (game_id, number) {
+        game_id -> Text,
+        number -> Integer,
+        ply -> Integer,
+        side -> Text,
+        purpose -> Text,
+        dice -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
+diesel::joinable!(rolls -> games (game_id));
 diesel::joinable!(challenges -> games (game_id));
 
-diesel::allow_tables_to_appear_in_same_query!(users, games, moves, challenges);
+diesel::allow_tables_to_appear_in_same_query!(users, games, moves, challenges, rolls);

@@ -229,6 +229,15 @@ pub trait Game {
 
     fn start(options: &Self::Options) -> Self::Position;
 
+    /// Whether the server rolls one die for each player to decide who starts (ties rolled
+    /// again) before the first turn.
+    const OPENING_ROLL: bool = false;
+
+    /// The start position when the opening roll has chosen who starts.
+    fn start_with_first(options: &Self::Options, _first: Side) -> Self::Position {
+        Self::start(options)
+    }
+
     /// Reads a position string leniently (any token order, any run of whitespace, any case).
     fn parse_position(text: &str, options: &Self::Options)
     -> Result<Self::Position, PositionError>;
@@ -400,6 +409,16 @@ pub trait Engine: Sync {
 
     fn start_position(&self, options: &serde_json::Value) -> Result<String, OptionsError>;
 
+    /// Whether an opening roll decides who starts (see [`Game::OPENING_ROLL`]).
+    fn opening_roll(&self) -> bool;
+
+    /// The start position once the opening roll has chosen who starts.
+    fn start_position_for(
+        &self,
+        options: &serde_json::Value,
+        first: Side,
+    ) -> Result<String, OptionsError>;
+
     fn analyse(
         &self,
         position: &str,
@@ -498,6 +517,21 @@ impl<G: Game> Engine for Typed<G> {
 
     fn start_position(&self, options: &serde_json::Value) -> Result<String, OptionsError> {
         Ok(G::format_position(&G::start(&Self::options(options)?)))
+    }
+
+    fn opening_roll(&self) -> bool {
+        G::OPENING_ROLL
+    }
+
+    fn start_position_for(
+        &self,
+        options: &serde_json::Value,
+        first: Side,
+    ) -> Result<String, OptionsError> {
+        Ok(G::format_position(&G::start_with_first(
+            &Self::options(options)?,
+            first,
+        )))
     }
 
     fn analyse(

@@ -11,12 +11,13 @@ use serde_json::Value;
 
 use super::{Page, PageRequest, UserRef, user_ref, user_refs};
 use crate::auth::AuthUser;
-use crate::db::models::{Game, Move, status};
-use crate::db::schema::{games, moves};
+use crate::db::models::{Game, Move, Roll, status};
+use crate::db::schema::{games, moves, rolls};
 use crate::db::{Database, DbConn};
+use crate::dice::Seed;
 use crate::error::ApiError;
 use crate::rules::record::{Record, RecordMove, RecordResult};
-use crate::rules::{Engine, GameKind, MoveError, Outcome, PlayError, Side};
+use crate::rules::{Analysis, Engine, GameKind, MoveError, OptionsError, Outcome, PlayError, Side};
 
 /// A game with the names of its players.
 #[derive(Clone, Debug)]
@@ -129,17 +130,12 @@ pub fn create(
     let engine = kind
         .engine()
         .ok_or_else(|| ApiError::validation("game", format!("{kind} cannot be played yet")))?;
-    let position = engine
-        .start_position(options)
-        .map_err(|e| ApiError::validation("options", e.to_string()))?;
-    let analysis = engine
-        .analyse(&position, options)
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!("bad start position: {e}")))?;
-    let to_move = match analysis.side_to_move {
-        Side::White => white_id,
-        Side::Black => black_id,
-    };
-    let game = Game {
+    let bad_options = |e: OptionsError| ApiError::validation("options", e.to_string());
+    let position = engine.start_position(options).map_err(bad_options)?;
+    let analysis = analyse(engine, &position, options)?;
+    let uses_dice = engine.opening_roll() || analysis.roll_due.is_some();
+    let seed = uses_dice.then(Seed::generate);
+    let mut game = Game {
         id: uuid::Uuid::now_v7().to_string(),
         game_kind: kind.id().to_owned(),
         options: options.to_string(),
@@ -148,7 +144,7 @@ pub fn create(
         status: status::ACTIVE.into(),
         position,
         ply: 0,
-        to_move_id: Some(to_move.to_owned()),
+        to_move_id: None,
         result: None,
         termination: None,
         result_summary: None,
@@ -157,12 +153,176 @@ pub fn create(
         created_at: now,
         updated_at: now,
         finished_at: None,
+        dice_seed: seed.as_ref().map(Seed::to_hex),
+        dice_commitment: seed.as_ref().map(Seed::commitment),
+        dice_used: 0,
     };
+    let mut chance = Chance::default();
+    let analysis = if engine.opening_roll() {
+        let first = chance.opening_roll(&mut game, now)?;
+        let position = engine
+            .start_position_for(options, first)
+            .map_err(bad_options)?;
+        game.position = position;
+        analyse(engine, &game.position, options)?
+    } else {
+        analysis
+    };
+    let analysis = chance.settle(&mut game, engine, options, analysis, now)?;
+    set_turn_or_finish(&mut game, &analysis, now);
     diesel::insert_into(games::table)
         .values(&game)
         .execute(conn)?;
+    chance.store(conn)?;
     Ok(game)
 }
+
+fn analyse(engine: &dyn Engine, position: &str, options: &Value) -> Result<Analysis, ApiError> {
+    engine
+        .analyse(position, options)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("unreadable position `{position}`: {e}")))
+}
+
+/// After a move or at the start: whose turn it is, or how the game ended.
+fn set_turn_or_finish(game: &mut Game, analysis: &Analysis, now: NaiveDateTime) {
+    match &analysis.outcome {
+        Some(outcome) => finish_on_board(game, outcome, now),
+        None => game.to_move_id = Some(player_of(game, analysis.side_to_move).to_owned()),
+    }
+}
+
+/// How many rolls and forced passes may follow one move before the server stops and waits;
+/// far more than any game needs, so that a bug cannot loop for ever.
+const MAX_CHANCE_STEPS: usize = 64;
+
+/// What the server does between two decisions of the players: rolling the dice the rules ask
+/// for, and playing the passes they force. Collected first and stored after the game row, so
+/// that a lost race is detected before anything else is written.
+#[derive(Default)]
+struct Chance {
+    rolls: Vec<Roll>,
+    passes: Vec<Move>,
+}
+
+impl Chance {
+    fn seed(game: &Game) -> Result<Seed, ApiError> {
+        game.dice_seed
+            .as_deref()
+            .and_then(Seed::from_hex)
+            .ok_or_else(|| {
+                ApiError::Internal(anyhow::anyhow!(
+                    "game {} needs dice but has no seed",
+                    game.id
+                ))
+            })
+    }
+
+    fn roll(
+        &mut self,
+        game: &mut Game,
+        count: usize,
+        side: Side,
+        purpose: &str,
+        now: NaiveDateTime,
+    ) -> Result<Vec<u8>, ApiError> {
+        let first = game.dice_used + 1;
+        let dice = Self::seed(game)?.dice(first as u64, count);
+        game.dice_used += count as i32;
+        self.rolls.push(Roll {
+            game_id: game.id.clone(),
+            number: first,
+            ply: game.ply,
+            side: side.name().to_owned(),
+            purpose: purpose.to_owned(),
+            dice: dice.iter().map(u8::to_string).collect::<Vec<_>>().join(","),
+            created_at: now,
+        });
+        Ok(dice)
+    }
+
+    /// One die each, White's first, until they differ; the higher starts.
+    fn opening_roll(&mut self, game: &mut Game, now: NaiveDateTime) -> Result<Side, ApiError> {
+        for _ in 0..MAX_CHANCE_STEPS {
+            let dice = self.roll(game, 2, Side::White, "opening", now)?;
+            if dice[0] != dice[1] {
+                return Ok(if dice[0] > dice[1] {
+                    Side::White
+                } else {
+                    Side::Black
+                });
+            }
+        }
+        Err(ApiError::Internal(anyhow::anyhow!(
+            "the opening roll never settled"
+        )))
+    }
+
+    /// Rolls and passes until a player has a choice to make or the game is over.
+    fn settle(
+        &mut self,
+        game: &mut Game,
+        engine: &dyn Engine,
+        options: &Value,
+        mut analysis: Analysis,
+        now: NaiveDateTime,
+    ) -> Result<Analysis, ApiError> {
+        for _ in 0..MAX_CHANCE_STEPS {
+            if analysis.outcome.is_some() {
+                break;
+            }
+            if let Some(count) = analysis.roll_due {
+                let dice = self.roll(game, count, analysis.side_to_move, "turn", now)?;
+                analysis = engine
+                    .apply_roll(&analysis.position, options, &dice)
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot apply a roll: {e}")))?;
+                game.position = analysis.position.clone();
+                continue;
+            }
+            let legal = engine
+                .legal_moves(&analysis.position, options)
+                .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
+            if legal != [PASS] {
+                break;
+            }
+            let side = analysis.side_to_move;
+            let played = engine
+                .play(&analysis.position, options, PASS)
+                .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot pass: {e:?}")))?;
+            game.ply += 1;
+            game.position = played.after.position.clone();
+            self.passes.push(Move {
+                game_id: game.id.clone(),
+                ply: game.ply,
+                side: side.name().to_owned(),
+                player_id: player_of(game, side).to_owned(),
+                submitted: PASS.to_owned(),
+                notation: played.notation,
+                position: game.position.clone(),
+                created_at: now,
+            });
+            analysis = played.after;
+        }
+        Ok(analysis)
+    }
+
+    fn store(self, conn: &mut DbConn) -> Result<(), ApiError> {
+        // One row at a time: multi-row inserts are not portable across the two backends.
+        for roll in &self.rolls {
+            diesel::insert_into(rolls::table)
+                .values(roll)
+                .execute(conn)?;
+        }
+        for pass in &self.passes {
+            diesel::insert_into(moves::table)
+                .values(pass)
+                .execute(conn)?;
+        }
+        Ok(())
+    }
+}
+
+/// The move a player makes when the rules leave them none; the server plays it for them.
+const PASS: &str = "pass";
 
 pub async fn get(db: &Database, id: String) -> Result<GameDetails, ApiError> {
     db.read(move |conn| {
@@ -346,25 +506,17 @@ fn play_in_transaction(
         .map_err(|e| move_error(e, engine, &game.position, &options))?;
 
     let previous_ply = game.ply;
-    let next_ply = previous_ply + 1;
     let naive_now = now.naive_utc();
-    let after = &played.after;
-    game.position = after.position.clone();
-    game.ply = next_ply;
+    game.ply += 1;
+    game.position = played.after.position.clone();
     game.updated_at = naive_now;
     // A move answers a standing draw offer from the opponent by declining it.
     if game.draw_offer.as_deref().and_then(Side::from_name) == Some(side.opponent()) {
         game.draw_offer = None;
     }
-    match &after.outcome {
-        Some(outcome) => finish_on_board(&mut game, outcome, naive_now),
-        None => game.to_move_id = Some(player_of(&game, after.side_to_move).to_owned()),
-    }
-
-    save(conn, &game, previous_ply)?;
     let mv = Move {
         game_id: game.id.clone(),
-        ply: next_ply,
+        ply: game.ply,
         side: side.name().to_owned(),
         player_id: user.id.clone(),
         submitted: request.text.clone(),
@@ -372,9 +524,15 @@ fn play_in_transaction(
         position: game.position.clone(),
         created_at: naive_now,
     };
+    let mut chance = Chance::default();
+    let analysis = chance.settle(&mut game, engine, &options, played.after, naive_now)?;
+    set_turn_or_finish(&mut game, &analysis, naive_now);
+
+    save(conn, &game, previous_ply)?;
     diesel::insert_into(moves::table)
         .values(&mv)
         .execute(conn)?;
+    chance.store(conn)?;
     Ok(PlayedMove {
         mv,
         game: details(conn, game)?,
@@ -514,6 +672,7 @@ fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
         games::draw_offer.eq(&game.draw_offer),
         games::updated_at.eq(game.updated_at),
         games::finished_at.eq(game.finished_at),
+        games::dice_used.eq(game.dice_used),
     ))
     .execute(conn)?;
     if updated == 0 {
@@ -671,4 +830,24 @@ pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
             .collect(),
     };
     Ok(record.format())
+}
+
+/// A dice game's commitment, its rolls so far, and its seed once it is over.
+pub async fn dice(db: &Database, id: String) -> Result<(Game, Vec<Roll>), ApiError> {
+    db.read(move |conn| {
+        let game = find(conn, &id)?;
+        if game.dice_commitment.is_none() {
+            return Err(ApiError::NotFound(format!(
+                "game `{id}` is a game of {}, which uses no dice",
+                game.game_kind
+            )));
+        }
+        let rolls = rolls::table
+            .filter(rolls::game_id.eq(&id))
+            .order(rolls::number.asc())
+            .select(Roll::as_select())
+            .load(conn)?;
+        Ok((game, rolls))
+    })
+    .await
 }

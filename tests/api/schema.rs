@@ -1,8 +1,8 @@
 //! The migrations of each backend build the schema that `src/db/schema.rs` describes.
 
 use diesel::prelude::*;
-use kuryr::db::models::{Challenge, Game, Move, User};
-use kuryr::db::schema::{challenges, games, moves, users};
+use kuryr::db::models::{Challenge, Game, Move, Roll, User};
+use kuryr::db::schema::{challenges, games, moves, rolls, users};
 
 use crate::helpers::spawn_app;
 
