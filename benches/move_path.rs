@@ -34,6 +34,7 @@ const GAMES_PER_CLIENT: usize = 6;
 
 /// A keep-alive HTTP/1.1 connection.
 struct Client {
+    port: u16,
     stream: BufReader<TcpStream>,
 }
 
@@ -42,11 +43,31 @@ impl Client {
         let stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         stream.set_nodelay(true).unwrap();
         Client {
+            port,
             stream: BufReader::new(stream),
         }
     }
 
+    /// Sends a request; if the server had closed the idle connection, reconnects and sends it
+    /// once more (a move sent twice is answered as a replay, so this is safe).
     async fn post(&mut self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+        match self.try_post(path, token, body).await {
+            Some(answer) => answer,
+            None => {
+                *self = Client::connect(self.port).await;
+                self.try_post(path, token, body)
+                    .await
+                    .expect("the server answers")
+            }
+        }
+    }
+
+    async fn try_post(
+        &mut self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+    ) -> Option<(u16, Value)> {
         let body = body.to_string();
         let auth = token
             .map(|t| format!("Authorization: Bearer {t}\r\n"))
@@ -79,7 +100,7 @@ impl Client {
         }
         let mut body = vec![0; length];
         self.stream.read_exact(&mut body).await.unwrap();
-        (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+        Some((status, serde_json::from_slice(&body).unwrap_or(Value::Null)))
     }
 }
 
@@ -273,7 +294,7 @@ fn main() {
         );
         let mut kuryr_rates = Vec::new();
         let mut bare_rates = Vec::new();
-        for round in 0..3 {
+        for round in 0..5 {
             let work = set_up(kuryr_port).await;
             let kuryr = run(kuryr_port, &work, |id| format!("/api/v1/games/{id}/moves")).await;
             let work = set_up(kuryr_port).await;
