@@ -17,6 +17,7 @@ async fn every_table_has_the_columns_the_code_reads() {
             challenges::table
                 .select(Challenge::as_select())
                 .load(conn)?;
+            rolls::table.select(Roll::as_select()).load(conn)?;
             Ok(())
         })
         .await
