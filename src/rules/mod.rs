@@ -13,6 +13,7 @@
 //! `serde`, `serde_json` or `crate::rules`.
 
 pub mod cheversi;
+pub mod lukaszewicz;
 pub mod notation;
 pub mod record;
 
@@ -306,6 +307,7 @@ impl GameKind {
     pub fn engine(self) -> Option<&'static dyn Engine> {
         match self {
             GameKind::Cheversi => Some(&Typed::<cheversi::Cheversi>::ENGINE),
+            GameKind::Nubulus => Some(&Typed::<lukaszewicz::Nubulus>::ENGINE),
             _ => None,
         }
     }
