@@ -308,6 +308,7 @@ impl GameKind {
         match self {
             GameKind::Cheversi => Some(&Typed::<cheversi::Cheversi>::ENGINE),
             GameKind::Nubulus => Some(&Typed::<lukaszewicz::Nubulus>::ENGINE),
+            GameKind::Prosterno => Some(&Typed::<lukaszewicz::Prosterno>::ENGINE),
             _ => None,
         }
     }
