@@ -309,6 +309,7 @@ impl GameKind {
             GameKind::Cheversi => Some(&Typed::<cheversi::Cheversi>::ENGINE),
             GameKind::Nubulus => Some(&Typed::<lukaszewicz::Nubulus>::ENGINE),
             GameKind::Prosterno => Some(&Typed::<lukaszewicz::Prosterno>::ENGINE),
+            GameKind::Basileus => Some(&Typed::<lukaszewicz::Basileus>::ENGINE),
             _ => None,
         }
     }
@@ -590,7 +591,15 @@ mod tests {
     #[test]
     fn only_implemented_games_are_playable() {
         let playable: Vec<_> = GameKind::playable().map(|(kind, _)| kind).collect();
-        assert_eq!(playable, vec![GameKind::Cheversi]);
+        assert_eq!(
+            playable,
+            vec![
+                GameKind::Cheversi,
+                GameKind::Nubulus,
+                GameKind::Prosterno,
+                GameKind::Basileus
+            ]
+        );
         for (kind, engine) in GameKind::playable() {
             assert_eq!(engine.id(), kind.id());
         }
