@@ -546,18 +546,17 @@ fn why_illegal(game: &impl Draughts, legal: &[Move], written: &[u8]) -> String {
         if let Some(why) = game.why_not_jump_over(from, over) {
             return format!("{} to {}: {why}", hop.0, hop.1);
         }
-        if to != from {
-            if let Some((owner, other)) = game.occupant(to) {
-                let still = if jumped & bit(to) != 0 {
-                    " (jumped pieces leave the board only when the turn ends)"
-                } else {
-                    ""
-                };
-                return format!(
-                    "{} to {}: {} is occupied by {owner}'s {other}{still}",
-                    hop.0, hop.1, hop.1
-                );
-            }
+        // The starting square is free once the piece has left it. (A jumped piece, which stays
+        // until the turn ends, never stands where a jump lands: two-square jumps keep a piece on
+        // squares whose column and row have the parity of its start, and a jumped piece is one
+        // square off such a square.)
+        if to != from
+            && let Some((owner, other)) = game.occupant(to)
+        {
+            return format!(
+                "{} to {}: {} is occupied by {owner}'s {other}",
+                hop.0, hop.1, hop.1
+            );
         }
         jumped |= bit(over);
         if let Some(why) = game.ends_turn(from, over, to) {
