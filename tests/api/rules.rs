@@ -16,7 +16,14 @@ async fn only_playable_games_are_listed() {
         .iter()
         .map(|g| g["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["cheversi"]);
+    assert_eq!(ids, ["cheversi", "nubulus", "prosterno", "basileus"]);
+    assert!(
+        kinds.body["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["can_draw"] == true)
+    );
     assert_eq!(kinds.body["games"][0]["can_draw"], true);
 }
 
