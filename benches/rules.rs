@@ -7,6 +7,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use kuryr::rules::Game;
 use kuryr::rules::cheversi::{Cheversi, CheversiOptions, score};
 use kuryr::rules::cubulus::{Cubulus, CubulusOptions, MIDGAME};
+use kuryr::rules::lukaszewicz::{Basileus, Nubulus, Prosterno};
 
 fn cheversi(c: &mut Criterion) {
     let options = CheversiOptions::default();
@@ -60,5 +61,59 @@ fn cubulus_legal_moves(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cheversi, cubulus_legal_moves);
+/// Legal-move generation on the setup and on a crowded position, and playing every legal move of
+/// the crowded one (Prosterno's chain reactions happen there).
+fn bench_game<G: Game>(c: &mut Criterion, crowded: &str) {
+    let options = G::Options::default();
+    let id = G::ID;
+    let start = G::start(&options);
+    c.bench_function(&format!("{id} legal moves, setup"), |b| {
+        b.iter(|| G::legal_moves(black_box(&start)))
+    });
+    let position = G::parse_position(crowded, &options).expect("benchmark position");
+    c.bench_function(&format!("{id} legal moves, crowded"), |b| {
+        b.iter(|| G::legal_moves(black_box(&position)))
+    });
+    let moves = G::legal_moves(&position);
+    c.bench_function(
+        &format!("{id} play all {} legal moves, crowded", moves.len()),
+        |b| {
+            b.iter(|| {
+                for mv in &moves {
+                    black_box(G::play(black_box(&position), mv));
+                }
+            })
+        },
+    );
+}
+
+fn nubulus(c: &mut Criterion) {
+    bench_game::<Nubulus>(
+        c,
+        "w D1 A2 C2 E2 G2 J2 B3 D3 F3 H3 C4 E4 G4 (B5) (D5) (F5) (H5) (C6) (E6) (G6) (A7) (C7) (E7) (G7) (J7) (D8)",
+    );
+}
+
+fn prosterno(c: &mut Criterion) {
+    bench_game::<Prosterno>(
+        c,
+        "w B3 D3 F3 H3 A4 C4 E4 G4 J4 (A5) (C5) (E5) (G5) (J5) (B6) (D6) (F6) (H6)",
+    );
+}
+
+fn basileus(c: &mut Criterion) {
+    bench_game::<Basileus>(
+        c,
+        "w E3B A4 B4F C4 D4F F4F G4 H4F J4 (A5) (B5F) (C5) (D5F) (F5F) (G5) (H5F) (J5) (E6B)",
+    );
+}
+
+criterion_group!(
+    benches,
+    cheversi,
+    cubulus_legal_moves,
+    nubulus,
+    prosterno,
+    basileus
+);
 criterion_main!(benches);

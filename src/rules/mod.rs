@@ -14,6 +14,7 @@
 
 pub mod cheversi;
 pub mod cubulus;
+pub mod lukaszewicz;
 pub mod notation;
 pub mod record;
 
@@ -317,6 +318,9 @@ impl GameKind {
         match self {
             GameKind::Cubulus => Some(&Typed::<cubulus::Cubulus>::ENGINE),
             GameKind::Cheversi => Some(&Typed::<cheversi::Cheversi>::ENGINE),
+            GameKind::Nubulus => Some(&Typed::<lukaszewicz::Nubulus>::ENGINE),
+            GameKind::Prosterno => Some(&Typed::<lukaszewicz::Prosterno>::ENGINE),
+            GameKind::Basileus => Some(&Typed::<lukaszewicz::Basileus>::ENGINE),
             _ => None,
         }
     }
@@ -623,7 +627,16 @@ mod tests {
     #[test]
     fn only_implemented_games_are_playable() {
         let playable: Vec<_> = GameKind::playable().map(|(kind, _)| kind).collect();
-        assert_eq!(playable, vec![GameKind::Cubulus, GameKind::Cheversi]);
+        assert_eq!(
+            playable,
+            vec![
+                GameKind::Cubulus,
+                GameKind::Cheversi,
+                GameKind::Nubulus,
+                GameKind::Prosterno,
+                GameKind::Basileus
+            ]
+        );
         for (kind, engine) in GameKind::playable() {
             assert_eq!(engine.id(), kind.id());
         }

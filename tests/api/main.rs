@@ -8,6 +8,7 @@ mod cubulus;
 mod errors;
 mod games;
 mod helpers;
+mod lukaszewicz;
 mod openapi;
 mod rules;
 mod schema;
