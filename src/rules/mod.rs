@@ -16,6 +16,7 @@ pub mod cheversi;
 pub mod cubulus;
 pub mod notation;
 pub mod record;
+pub mod suluc;
 
 use std::fmt;
 use std::str::FromStr;
@@ -227,7 +228,18 @@ pub trait Game {
         Ok(())
     }
 
+    /// Whether the server decides who starts by rolling one die for each player before the first
+    /// turn (the higher roll starts; ties are rolled again). The server rolls and records those
+    /// dice itself and then asks [`Game::start_with_first`] for the start position.
+    const OPENING_ROLL: bool = false;
+
     fn start(options: &Self::Options) -> Self::Position;
+
+    /// The start position when `first` moves first. Only games with [`Game::OPENING_ROLL`] need
+    /// it; the others start as [`Game::start`] says, whoever won no roll.
+    fn start_with_first(options: &Self::Options, _first: Side) -> Self::Position {
+        Self::start(options)
+    }
 
     /// Reads a position string leniently (any token order, any run of whitespace, any case).
     fn parse_position(text: &str, options: &Self::Options)
@@ -400,6 +412,16 @@ pub trait Engine: Sync {
 
     fn start_position(&self, options: &serde_json::Value) -> Result<String, OptionsError>;
 
+    /// Whether the server rolls for who starts (see [`Game::OPENING_ROLL`]).
+    fn opening_roll(&self) -> bool;
+
+    /// The start position with `first` to move, for games that roll for who starts.
+    fn start_position_for(
+        &self,
+        options: &serde_json::Value,
+        first: Side,
+    ) -> Result<String, OptionsError>;
+
     fn analyse(
         &self,
         position: &str,
@@ -498,6 +520,21 @@ impl<G: Game> Engine for Typed<G> {
 
     fn start_position(&self, options: &serde_json::Value) -> Result<String, OptionsError> {
         Ok(G::format_position(&G::start(&Self::options(options)?)))
+    }
+
+    fn opening_roll(&self) -> bool {
+        G::OPENING_ROLL
+    }
+
+    fn start_position_for(
+        &self,
+        options: &serde_json::Value,
+        first: Side,
+    ) -> Result<String, OptionsError> {
+        Ok(G::format_position(&G::start_with_first(
+            &Self::options(options)?,
+            first,
+        )))
     }
 
     fn analyse(
