@@ -157,10 +157,13 @@ impl Position {
     /// The lives of a side's king, wherever it stands; `None` when it has none.
     pub fn king_lives(&self, side: Side) -> Option<u8> {
         self.line_king[side.index()].or_else(|| {
-            self.path.iter().flatten().find_map(|piece| match piece.kind {
-                Kind::King(lives) if piece.side == side => Some(lives),
-                _ => None,
-            })
+            self.path
+                .iter()
+                .flatten()
+                .find_map(|piece| match piece.kind {
+                    Kind::King(lives) if piece.side == side => Some(lives),
+                    _ => None,
+                })
         })
     }
 

@@ -155,7 +155,7 @@ impl Position {
     }
 
     /// The square written for where a move starts.
-    fn from_square(&self, mv: Move) -> Square {
+    fn start_square(&self, mv: Move) -> Square {
         match mv {
             Move::Advance { from } => path_square(from),
             _ => line_square(self.side),
@@ -163,7 +163,7 @@ impl Position {
     }
 
     /// The square written for where a move ends.
-    fn to_square(&self, target: Target) -> Square {
+    fn end_square(&self, target: Target) -> Square {
         match target {
             Target::Path(index) => path_square(index),
             Target::Arrive => line_square(self.side.opponent()),
@@ -182,13 +182,13 @@ impl Position {
         }
         let king = self.mover(mv).is_some_and(Piece::is_king);
         let to = match self.target(mv) {
-            Some(target) => self.to_square(target).to_string(),
+            Some(target) => self.end_square(target).to_string(),
             None => "?".to_owned(),
         };
         format!(
             "{}{}{}{to}",
             if king { "K" } else { "" },
-            self.from_square(mv),
+            self.start_square(mv),
             if self.captures(mv) { 'x' } else { '-' }
         )
     }
@@ -198,7 +198,11 @@ impl Position {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum MoveText {
     Pass,
-    Step { king: bool, from: Square, to: Square },
+    Step {
+        king: bool,
+        from: Square,
+        to: Square,
+    },
 }
 
 const MOVE_FORMS: &str = "a move is written from square to square, like `D1-D5` (entering), `D3-D7`, `D3xD7` (a capture) or `D8-D11` (arriving), with `K` in front for the king (`KD1-D4`), or `pass`";
@@ -377,9 +381,8 @@ impl Position {
             Spot::Path(index) => Target::Path(index),
         };
         if wanted != target {
-            let written_from = self.from_square(mv);
-            let backward =
-                matches!(wanted, Target::Path(index) if relative(side, index) <= start);
+            let written_from = self.start_square(mv);
+            let backward = matches!(wanted, Target::Path(index) if relative(side, index) <= start);
             let prefix = if backward {
                 "pieces never move backward; "
             } else {
@@ -392,19 +395,19 @@ impl Position {
                     self.notation(mv)
                 ),
                 (Target::Path(_), Target::Arrive) => format!(
-                    "the die shows {roll}, so the piece on {written_from} only reaches {}; arriving from there takes {} or more",
-                    self.to_square(target),
+                    "the die shows {roll}, so the piece on {written_from} only reaches {}; to arrive from {written_from} it needs {} or more",
+                    self.end_square(target),
                     ARRIVAL - start
                 ),
                 (Target::Path(_), Target::Path(_)) if start == 0 => format!(
                     "{prefix}the die shows {roll}, so the piece enters on {}, {} in front of the line",
-                    self.to_square(target),
+                    self.end_square(target),
                     squares(roll)
                 ),
                 (Target::Path(_), Target::Path(_)) => format!(
                     "{prefix}the die shows {roll}, so the piece on {written_from} moves {} to {}",
                     squares(roll),
-                    self.to_square(target)
+                    self.end_square(target)
                 ),
             }));
         }
@@ -425,8 +428,10 @@ impl Position {
     }
 
     fn where_is_the_king(&self, side: Side) -> String {
-        let on_path = (0..PATH_LEN)
-            .find(|&index| self.path(index).is_some_and(|p| p.side == side && p.is_king()));
+        let on_path = (0..PATH_LEN).find(|&index| {
+            self.path(index)
+                .is_some_and(|p| p.side == side && p.is_king())
+        });
         match on_path {
             Some(index) => format!("{side}'s king is on {}", path_square(index)),
             None if self.line_king(side).is_some() => format!("{side}'s king is in its line"),

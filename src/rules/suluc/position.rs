@@ -1,6 +1,8 @@
 //! Position strings: reading them leniently with precise errors, and writing them canonically.
 
-use super::board::{KING_LIVES, Kind, PATH_LEN, Piece, Position, SOLDIERS, Spot, path_square, spot};
+use super::board::{
+    KING_LIVES, Kind, PATH_LEN, Piece, Position, SOLDIERS, Spot, path_square, spot,
+};
 use crate::rules::notation::{self, Square};
 use crate::rules::{PositionError, Side};
 
@@ -31,12 +33,10 @@ fn lives(text: &str, example: &str) -> Result<u8, String> {
         None => Err(format!(
             "`{text}` is not a number of lives; a king has 1, 2 or 3, like `{example}3`"
         )),
-        Some(0) => Err(
-            "a king with 0 lives has been removed from the game; leave it out".to_owned(),
-        ),
-        Some(n) if n > KING_LIVES => Err(format!(
-            "a king has at most {KING_LIVES} lives, not {n}"
-        )),
+        Some(0) => {
+            Err("a king with 0 lives has been removed from the game; leave it out".to_owned())
+        }
+        Some(n) if n > KING_LIVES => Err(format!("a king has at most {KING_LIVES} lives, not {n}")),
         Some(n) => Ok(n),
     }
 }
