@@ -1081,3 +1081,39 @@ fn every_path_square_is_written_and_read_back() {
         assert_eq!(format(&parse(&text)), text);
     }
 }
+
+#[test]
+fn the_documented_examples_hold() {
+    // docs/rules/suluc.md, worked examples.
+    assert_eq!(after("w L7 (L7) ; roll=4", "D1-D5"), "b L6 D5 (L7)");
+    assert_eq!(after("b L6 D5 (L7) ; roll=6", "D11xD5"), "w L6 (D5) (L6)");
+    assert_eq!(
+        legal(&parse("w L5 D3 (D5) (D6) (L5) ; roll=4")),
+        ["D1xD5", "D3-D7"]
+    );
+    assert_eq!(legal(&parse("w L6 D5 (L7) ; roll=4")), ["D5-D9"]);
+    assert_eq!(
+        after("b L6 D5K3 (D8) (L6) ; roll=3 ; crowned=w", "D8xD5"),
+        "w L6 D5K2 (L6) ; crowned=w"
+    );
+    assert_eq!(
+        after("w L6 D8 (L7) ; roll=5", "D8-D11"),
+        "b L6 LK3 (L7) ; crowned=w"
+    );
+    assert_eq!(
+        outcome("b L5 D4 D9K3 (D7) (L1) ; crowned=w").map(|o| o.reason),
+        Some(EndReason::Decided)
+    );
+    // docs/notation-suluc.md, the position table.
+    for (canonical, lenient) in [
+        ("w L7 (L7)", "W (l7) l7"),
+        ("w L7 (L7) ; roll=4", "w L7 (L7) ;ROLL = 4"),
+        (
+            "w L4 LK3 D3 D9 (D5K2) (L3) ; roll=6 ; crowned=wb",
+            "w (L3) d9 lk3 (d5k2) L4 D3 ; roll=6 ; crowned=bw",
+        ),
+    ] {
+        assert_eq!(format(&parse(canonical)), canonical);
+        assert_eq!(format(&parse(lenient)), canonical);
+    }
+}
