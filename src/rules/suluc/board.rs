@@ -33,7 +33,7 @@ impl Piece {
         matches!(self.kind, Kind::King(_))
     }
 
-    /// `soldier` or `king with 2 lives`, for messages.
+    /// `White's soldier` or `Black's king (2 lives)`, for messages.
     pub fn describe(self) -> String {
         match self.kind {
             Kind::Soldier => format!("{}'s soldier", self.side),
