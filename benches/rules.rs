@@ -1,4 +1,5 @@
-//! Benchmarks of the rules engines: `cargo bench --bench rules` (or `-- cubulus`, `-- cheversi`).
+//! Benchmarks of the rules engines: `cargo bench --bench rules` (or `-- cubulus`, `-- cheversi`,
+//! `-- suluc`).
 
 use std::hint::black_box;
 
@@ -8,6 +9,7 @@ use kuryr::rules::Game;
 use kuryr::rules::cheversi::{Cheversi, CheversiOptions, score};
 use kuryr::rules::cubulus::{Cubulus, CubulusOptions, MIDGAME};
 use kuryr::rules::lukaszewicz::{Basileus, Nubulus, Prosterno};
+use kuryr::rules::suluc::{Suluc, SulucOptions};
 
 fn cheversi(c: &mut Criterion) {
     let options = CheversiOptions::default();
@@ -108,12 +110,35 @@ fn basileus(c: &mut Criterion) {
     );
 }
 
+/// Suluc turns are small (at most eleven moves), so the crowded position is the costly one: every
+/// path square taken, both kings out, entries possible for both sides.
+fn suluc(c: &mut Criterion) {
+    let options = SulucOptions::default();
+    let mut group = c.benchmark_group("suluc");
+    for (name, text) in [
+        ("start, roll 4", "w L7 (L7) ; roll=4"),
+        (
+            "crowded, roll 3",
+            "w L2 D2 D4K2 D6 D8 D9 (D3) (D5) (D7) (D10K1) (L3) ; roll=3 ; crowned=wb",
+        ),
+    ] {
+        let position = Suluc::parse_position(text, &options).expect("benchmark position");
+        group.bench_with_input(
+            BenchmarkId::new("legal_moves", name),
+            &position,
+            |b, position| b.iter(|| Suluc::legal_moves(black_box(position))),
+        );
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cheversi,
     cubulus_legal_moves,
     nubulus,
     prosterno,
-    basileus
+    basileus,
+    suluc
 );
 criterion_main!(benches);

@@ -17,6 +17,7 @@ pub mod cubulus;
 pub mod lukaszewicz;
 pub mod notation;
 pub mod record;
+pub mod suluc;
 
 use std::fmt;
 use std::str::FromStr;
@@ -228,13 +229,15 @@ pub trait Game {
         Ok(())
     }
 
-    fn start(options: &Self::Options) -> Self::Position;
-
-    /// Whether the server rolls one die for each player to decide who starts (ties rolled
-    /// again) before the first turn.
+    /// Whether the server decides who starts by rolling one die for each player before the first
+    /// turn (the higher roll starts; ties are rolled again). The server rolls and records those
+    /// dice itself and then asks [`Game::start_with_first`] for the start position.
     const OPENING_ROLL: bool = false;
 
-    /// The start position when the opening roll has chosen who starts.
+    fn start(options: &Self::Options) -> Self::Position;
+
+    /// The start position when `first` moves first. Only games with [`Game::OPENING_ROLL`] need
+    /// it; the others start as [`Game::start`] says, whoever won no roll.
     fn start_with_first(options: &Self::Options, _first: Side) -> Self::Position {
         Self::start(options)
     }
@@ -318,6 +321,7 @@ impl GameKind {
         match self {
             GameKind::Cubulus => Some(&Typed::<cubulus::Cubulus>::ENGINE),
             GameKind::Cheversi => Some(&Typed::<cheversi::Cheversi>::ENGINE),
+            GameKind::Suluc => Some(&Typed::<suluc::Suluc>::ENGINE),
             GameKind::Nubulus => Some(&Typed::<lukaszewicz::Nubulus>::ENGINE),
             GameKind::Prosterno => Some(&Typed::<lukaszewicz::Prosterno>::ENGINE),
             GameKind::Basileus => Some(&Typed::<lukaszewicz::Basileus>::ENGINE),
@@ -413,10 +417,10 @@ pub trait Engine: Sync {
 
     fn start_position(&self, options: &serde_json::Value) -> Result<String, OptionsError>;
 
-    /// Whether an opening roll decides who starts (see [`Game::OPENING_ROLL`]).
+    /// Whether the server rolls for who starts (see [`Game::OPENING_ROLL`]).
     fn opening_roll(&self) -> bool;
 
-    /// The start position once the opening roll has chosen who starts.
+    /// The start position with `first` to move, for games that roll for who starts.
     fn start_position_for(
         &self,
         options: &serde_json::Value,
@@ -632,6 +636,7 @@ mod tests {
             vec![
                 GameKind::Cubulus,
                 GameKind::Cheversi,
+                GameKind::Suluc,
                 GameKind::Nubulus,
                 GameKind::Prosterno,
                 GameKind::Basileus

@@ -210,7 +210,7 @@ async fn challenges_are_validated() {
     let alice = app.user("alice").await;
     for (body, field) in [
         (json!({"game": "chess"}), "game"),
-        (json!({"game": "suluc"}), "game"),
+        (json!({"game": "backgammon"}), "game"),
         (
             json!({"game": "cheversi", "opponent": "nobody"}),
             "opponent",

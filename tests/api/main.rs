@@ -12,3 +12,4 @@ mod lukaszewicz;
 mod openapi;
 mod rules;
 mod schema;
+mod suluc;
