@@ -15,7 +15,8 @@
 //!
 //! Headers are `[Key "value"]` lines (`\"` and `\\` escape inside values). Each move stands on its
 //! own line after its number, `N.` for White and `N...` for Black, because a move in some games
-//! holds spaces (a Cubulus turn with an exchange). The last line repeats the result.
+//! holds spaces (a Cubulus turn with an exchange). In games with dice, the roll the move was made
+//! with stands in brackets before it: `3. [4] D1-D5`. The last line repeats the result.
 
 use std::fmt;
 
@@ -28,10 +29,11 @@ pub struct Record {
     pub moves: Vec<RecordMove>,
 }
 
-/// One move of a record, with the line it stood on.
+/// One move of a record, with the line it stood on and, in games with dice, its roll.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordMove {
     pub line: usize,
+    pub dice: Option<Vec<u8>>,
     pub text: String,
 }
 
@@ -121,7 +123,14 @@ impl Record {
         for (ply, mv) in self.moves.iter().enumerate() {
             let number = ply / 2 + 1;
             let dots = if ply % 2 == 0 { "." } else { "..." };
-            out.push_str(&format!("{number}{dots} {}\n", mv.text));
+            let roll = match &mv.dice {
+                Some(dice) => {
+                    let dice: Vec<String> = dice.iter().map(u8::to_string).collect();
+                    format!("[{}] ", dice.join(","))
+                }
+                None => String::new(),
+            };
+            out.push_str(&format!("{number}{dots} {roll}{}\n", mv.text));
         }
         out.push('\n');
         out.push_str(self.header("Result").unwrap_or("*"));
@@ -174,13 +183,41 @@ impl Record {
                     format!("`{expected}` must be followed by a space and the move"),
                 ));
             }
+            let (dice, text) = parse_roll(rest.trim(), line)?;
+            if text.is_empty() {
+                return Err(RecordError::at(
+                    line,
+                    format!("`{expected}` must be followed by the move"),
+                ));
+            }
             record.moves.push(RecordMove {
                 line,
-                text: rest.trim().to_owned(),
+                dice,
+                text: text.to_owned(),
             });
         }
         Ok(record)
     }
+}
+
+/// Splits an optional leading roll, `[4]` or `[3,5]`, off a move.
+fn parse_roll(text: &str, line: usize) -> Result<(Option<Vec<u8>>, &str), RecordError> {
+    let Some(rest) = text.strip_prefix('[') else {
+        return Ok((None, text));
+    };
+    let malformed = || {
+        RecordError::at(
+            line,
+            "a roll is written in brackets before the move, like `[4]` or `[3,5]`, each die from 1 to 6",
+        )
+    };
+    let (inside, after) = rest.split_once(']').ok_or_else(malformed)?;
+    let dice = inside
+        .split(',')
+        .map(|d| d.trim().parse::<u8>().ok().filter(|d| (1..=6).contains(d)))
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(malformed)?;
+    Ok((Some(dice), after.trim()))
 }
 
 fn parse_header(inner: &str, line: usize) -> Result<(String, String), RecordError> {
@@ -234,6 +271,29 @@ pub fn replay(
     let mut moves = Vec::with_capacity(record.moves.len());
     for (ply, mv) in record.moves.iter().enumerate() {
         let number = format!("{}{}", ply / 2 + 1, if ply % 2 == 0 { "." } else { "..." });
+        match (analysis.roll_due, &mv.dice) {
+            (Some(count), Some(dice)) => {
+                analysis = engine.apply_roll(&analysis.position, options, dice).map_err(|e| {
+                    RecordError::at(mv.line, format!("move {number}: the roll {dice:?} does not fit: {e} ({count} dice are due)"))
+                })?;
+            }
+            (Some(count), None) => {
+                return Err(RecordError::at(
+                    mv.line,
+                    format!(
+                        "move {number} needs the roll it was made with ({count} dice), written `{number} [4] {}`",
+                        mv.text
+                    ),
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(RecordError::at(
+                    mv.line,
+                    format!("move {number}: no roll is due here"),
+                ));
+            }
+            (None, None) => {}
+        }
         let played = engine
             .play(&analysis.position, options, &mv.text)
             .map_err(|e| {
@@ -310,6 +370,14 @@ mod tests {
             let error = Record::parse(text).unwrap_err();
             assert_eq!(error.line, Some(line), "{text:?}: {error}");
         }
+        for text in [
+            "1. [7] D1-D5\n",
+            "1. [4 D1-D5\n",
+            "1. [] D1-D5\n",
+            "1. [4]\n",
+        ] {
+            assert_eq!(Record::parse(text).unwrap_err().line, Some(1), "{text:?}");
+        }
     }
 
     #[test]
@@ -330,6 +398,30 @@ mod tests {
         let error = replay(engine, &options, "w", &illegal).unwrap_err();
         assert_eq!(error.line, Some(2));
         assert!(error.message.starts_with("move 1... `QA1`"), "{error}");
+    }
+
+    #[test]
+    fn dice_games_replay_with_their_rolls() {
+        let engine = GameKind::Suluc.engine().unwrap();
+        let options = serde_json::Value::Null;
+        let text = "1. [4] D1-D5\n1... [2] D11-D9\n";
+        let record = Record::parse(text).unwrap();
+        assert_eq!(record.moves[0].dice, Some(vec![4]));
+        assert_eq!(record.format(), format!("\n{text}\n*\n"));
+        let replayed = replay(engine, &options, "w L7 (L7)", &record).unwrap();
+        assert_eq!(replayed.position, "w L6 D5 (D9) (L6)");
+        let unrolled = Record::parse("1. D1-D5\n").unwrap();
+        let error = replay(engine, &options, "w L7 (L7)", &unrolled).unwrap_err();
+        assert!(error.message.contains("needs the roll"), "{error}");
+        let cheversi = Record::parse("1. [4] KE4\n").unwrap();
+        let error = replay(
+            GameKind::Cheversi.engine().unwrap(),
+            &options,
+            "w",
+            &cheversi,
+        )
+        .unwrap_err();
+        assert!(error.message.contains("no roll"), "{error}");
     }
 
     #[test]

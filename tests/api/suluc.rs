@@ -146,8 +146,18 @@ async fn a_whole_suluc_game_with_server_dice_that_anyone_can_check() {
         .count();
     assert_eq!(turn_rolls, plies, "one roll per turn played");
 
+    // The record carries each move's roll and the start the opening roll chose, so it replays.
     let record = app.get(&format!("/api/v1/games/{game}/record"), None).await;
-    assert_eq!(record.status, StatusCode::OK);
+    let text = record.body.as_str().unwrap();
+    assert!(text.contains("[Position \""), "{text}");
+    assert!(text.contains(&format!("[DiceCommitment \"{commitment}\"]")));
+    assert!(text.lines().any(|l| l.starts_with("1. [")), "{text}");
+    let replayed = app
+        .post("/api/v1/rules/suluc/record", None, json!({"record": text}))
+        .await;
+    assert_eq!(replayed.status, StatusCode::OK, "{}", replayed.body);
+    assert_eq!(replayed.body["position"], state["position"]);
+    assert_eq!(replayed.body["moves"].as_array().unwrap().len(), plies);
 }
 
 #[actix_web::test]

@@ -753,7 +753,7 @@ fn suluc_through_the_engine_interface() {
 
 #[test]
 fn other_games_keep_their_start_and_roll_for_nobody() {
-    for (_, engine) in GameKind::playable() {
+    for (_, engine) in GameKind::playable().filter(|(kind, _)| *kind != GameKind::Suluc) {
         let null = serde_json::Value::Null;
         assert!(!engine.opening_roll());
         for side in Side::BOTH {
