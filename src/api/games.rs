@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::page_request;
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
-use crate::auth::AuthUser;
+use crate::auth::{AuthUser, Caller};
 use crate::error::ApiError;
 use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
 use crate::startup::AppState;
@@ -83,7 +83,7 @@ const MAX_MOVE_CHARS: usize = 200;
 
 pub async fn play(
     state: web::Data<AppState>,
-    user: AuthUser,
+    caller: Caller,
     path: web::Path<String>,
     body: web::Json<MoveBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -97,7 +97,7 @@ pub async fn play(
     let played = games::play(
         &state.db,
         path.into_inner(),
-        user,
+        caller,
         MoveRequest {
             text: body.text,
             ply: body.ply,

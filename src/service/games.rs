@@ -10,9 +10,9 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::{Page, PageRequest, UserRef, user_ref, user_refs};
-use crate::auth::AuthUser;
+use crate::auth::{AuthUser, Caller};
 use crate::db::models::{Game, Move, Roll, status};
-use crate::db::schema::{games, moves, rolls};
+use crate::db::schema::{games, moves, rolls, users};
 use crate::db::{Database, DbConn};
 use crate::dice::Seed;
 use crate::error::ApiError;
@@ -419,14 +419,41 @@ pub struct MoveRequest {
 pub async fn play(
     db: &Database,
     game_id: String,
-    user: AuthUser,
+    caller: Caller,
     request: MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ApiError> {
     write_game(db, move |conn| {
-        play_in_transaction(conn, &game_id, &user, &request, now)
+        play_in_transaction(conn, &game_id, &caller, &request, now)
     })
     .await
+}
+
+diesel::alias! {
+    const WHITE_PLAYER: Alias<WhitePlayer> = users as white_player;
+    const BLACK_PLAYER: Alias<BlackPlayer> = users as black_player;
+}
+
+/// A player as the move transaction reads them: id, username, session version.
+type PlayerRow = (String, String, i32);
+
+/// A game and both its players in one query: the move path's only read.
+fn find_with_players(
+    conn: &mut DbConn,
+    id: &str,
+) -> Result<(Game, PlayerRow, PlayerRow), ApiError> {
+    games::table
+        .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
+        .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
+        .filter(games::id.eq(id))
+        .select((
+            Game::as_select(),
+            WHITE_PLAYER.fields((users::id, users::username, users::session_version)),
+            BLACK_PLAYER.fields((users::id, users::username, users::session_version)),
+        ))
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| not_found(id))
 }
 
 const RACE: &str = "concurrent-update";
@@ -450,15 +477,48 @@ where
 fn play_in_transaction(
     conn: &mut DbConn,
     game_id: &str,
-    user: &AuthUser,
+    caller: &Caller,
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ApiError> {
-    let mut game = find(conn, game_id)?;
-    let Some(side) = side_of(&game, &user.id) else {
+    let (mut game, white, black) = find_with_players(conn, game_id)?;
+    let side = side_of(&game, &caller.id);
+    // The caller's token was only checked for its signature and expiry; the session is confirmed
+    // here, from the row the game query already read.
+    let session_version = match side {
+        Some(Side::White) => Some(white.2),
+        Some(Side::Black) => Some(black.2),
+        None => users::table
+            .find(&caller.id)
+            .select(users::session_version)
+            .first(conn)
+            .optional()?,
+    };
+    if session_version != Some(caller.session_version) {
+        return Err(ApiError::Unauthorized(crate::auth::INVALID_TOKEN));
+    }
+    let Some(side) = side else {
         return Err(ApiError::Forbidden(
             "you are not a player in this game; only its two players can move".into(),
         ));
+    };
+    let user = AuthUser {
+        id: caller.id.clone(),
+        username: match side {
+            Side::White => white.1.clone(),
+            Side::Black => black.1.clone(),
+        },
+    };
+    let with_players = |game: Game| GameDetails {
+        game,
+        white: UserRef {
+            id: white.0.clone(),
+            username: white.1.clone(),
+        },
+        black: UserRef {
+            id: black.0.clone(),
+            username: black.1.clone(),
+        },
     };
     let engine = engine_of(&game)?;
     let options = options_of(&game);
@@ -470,7 +530,7 @@ fn play_in_transaction(
     {
         return Ok(PlayedMove {
             mv,
-            game: details(conn, game)?,
+            game: with_players(game),
             replayed: true,
         });
     }
@@ -535,7 +595,7 @@ fn play_in_transaction(
     chance.store(conn)?;
     Ok(PlayedMove {
         mv,
-        game: details(conn, game)?,
+        game: with_players(game),
         replayed: false,
     })
 }

@@ -393,3 +393,50 @@ async fn a_game_in_progress_has_a_record_too() {
         StatusCode::NOT_FOUND
     );
 }
+
+#[actix_web::test]
+async fn the_move_endpoint_refuses_ended_sessions_and_bad_tokens() {
+    let app = spawn_app().await;
+    let (alice, bob, game) = started(&app).await;
+    let changed = app
+        .post(
+            "/api/v1/me/password",
+            Some(&alice.token),
+            json!({"current_password": crate::helpers::PASSWORD, "new_password": "another password"}),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK);
+    // The old token is genuine and unexpired, but its session ended with the password change.
+    let stale = app.play(&game, &alice, "KE4").await;
+    assert_eq!(stale.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(stale.problem(), "unauthorized");
+    // So is a stranger's token whose session ended, before any question of the game.
+    let mallory = app.user("mallory").await;
+    app.post(
+        "/api/v1/me/password",
+        Some(&mallory.token),
+        json!({"current_password": crate::helpers::PASSWORD, "new_password": "another password"}),
+    )
+    .await;
+    assert_eq!(
+        app.play(&game, &mallory, "KE4").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let forged = TestUser {
+        token: "not.a.token".into(),
+        ..bob.clone()
+    };
+    assert_eq!(
+        app.play(&game, &forged, "KE4").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let fresh = TestUser {
+        token: changed.body["access_token"].as_str().unwrap().to_owned(),
+        ..alice
+    };
+    assert_eq!(
+        app.play(&game, &fresh, "KE4").await.status,
+        StatusCode::CREATED
+    );
+    assert_eq!(app.game(&game).await["ply"], 1);
+}
