@@ -80,10 +80,10 @@ impl Client {
             .get_mut()
             .write_all(request.as_bytes())
             .await
-            .unwrap();
+            .ok()?;
         let mut status_line = String::new();
-        self.stream.read_line(&mut status_line).await.unwrap();
-        let status: u16 = status_line[9..12].parse().unwrap();
+        self.stream.read_line(&mut status_line).await.ok()?;
+        let status: u16 = status_line.get(9..12)?.parse().ok()?;
         let mut length = 0;
         loop {
             let mut line = String::new();
