@@ -257,7 +257,10 @@ fn assemble(
 
 fn parse_position(text: &str, options: &BackgammonOptions) -> Result<Position, PositionError> {
     let trimmed = text.trim();
-    let (boards, info) = if trimmed.len() >= 4 && trimmed[..4].eq_ignore_ascii_case("xgid") {
+    let (boards, info) = if trimmed
+        .get(..4)
+        .is_some_and(|head| head.eq_ignore_ascii_case("xgid"))
+    {
         ids::read_xgid(trimmed)?
     } else {
         match ids::read_gnubg(trimmed) {
