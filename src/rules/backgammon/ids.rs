@@ -33,7 +33,7 @@ fn encode(bytes: &[u8]) -> String {
 }
 
 fn decode<const N: usize>(text: &str, what: &str) -> Result<[u8; N], PositionError> {
-    let chars = N * 4 / 3 + usize::from(N % 3 != 0);
+    let chars = N * 4 / 3 + usize::from(!N.is_multiple_of(3));
     if text.len() != chars {
         return Err(PositionError::at(
             text,

@@ -160,17 +160,16 @@ fn assemble(
         )));
     }
     let length = info.match_length;
-    if length > 0 {
-        if let Some(side) = Side::BOTH
+    if length > 0
+        && let Some(side) = Side::BOTH
             .into_iter()
             .find(|s| info.score[s.index()] >= length)
-        {
-            return Err(bad(format!(
-                "{} already has {} points of a {length}-point match: the match is over",
-                side.name(),
-                info.score[side.index()]
-            )));
-        }
+    {
+        return Err(bad(format!(
+            "{} already has {} points of a {length}-point match: the match is over",
+            side.name(),
+            info.score[side.index()]
+        )));
     }
     if info.crawford
         && (length == 0
