@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use board::{Phase, Play, Position, State};
 
 use super::{EndReason, Game, MoveError, OptionSpec, OptionsError, Outcome, PositionError, Side};
-use board::{CHECKERS, resign_name};
+use self::board::{CHECKERS, resign_name};
 
 /// The game options.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
