@@ -132,6 +132,40 @@ fn suluc(c: &mut Criterion) {
     group.finish();
 }
 
+/// Backgammon: the opening, and doubles in a crowded middle game (both sides spread over many
+/// points, so each of the four moves has many sources).
+fn backgammon(c: &mut Criterion) {
+    use kuryr::rules::backgammon::{Backgammon, BackgammonOptions};
+    let options = BackgammonOptions::default();
+    let mut group = c.benchmark_group("backgammon");
+    let opening = Backgammon::start_with_opening(&options, 6, 5);
+    group.bench_function("legal_moves/opening 6-5", |b| {
+        b.iter(|| Backgammon::legal_moves(black_box(&opening)))
+    });
+    for (name, dice) in [
+        ("crowded 1-1", [1u8, 1u8]),
+        ("crowded 2-2", [2, 2]),
+        ("crowded 3-3", [3, 3]),
+    ] {
+        // White spread one or two checkers per point, Black likewise: many sources, few blocks.
+        let start = Backgammon::parse_position(
+            "XGID=-aBBAAaAAaaAbaaAaAaAaAbbB-:0:0:-1:00:0:0:0:0:10",
+            &options,
+        )
+        .expect("benchmark position");
+        let position = Backgammon::apply_roll(
+            &Backgammon::play(&start, &Backgammon::legal_moves(&start)[1]),
+            &dice,
+        );
+        group.bench_with_input(
+            BenchmarkId::new("legal_moves", name),
+            &position,
+            |b, position| b.iter(|| Backgammon::legal_moves(black_box(position))),
+        );
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     cheversi,
@@ -139,6 +173,7 @@ criterion_group!(
     nubulus,
     prosterno,
     basileus,
+    backgammon,
     suluc
 );
 criterion_main!(benches);

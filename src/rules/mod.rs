@@ -12,6 +12,7 @@
 //! `tests/rules_purity.rs` fails the build if a file here reaches for anything outside `std`,
 //! `serde`, `serde_json` or `crate::rules`.
 
+pub mod backgammon;
 pub mod cheversi;
 pub mod cubulus;
 pub mod lukaszewicz;
@@ -242,6 +243,19 @@ pub trait Game {
         Self::start(options)
     }
 
+    /// The start position after the opening roll gave White `white_die` and Black `black_die`
+    /// (never equal: the server rolls ties again). By default the higher die's side starts, as
+    /// [`Game::start_with_first`] says; a game whose first player plays the opening dice
+    /// (Backgammon) overrides it.
+    fn start_with_opening(options: &Self::Options, white_die: u8, black_die: u8) -> Self::Position {
+        let first = if black_die > white_die {
+            Side::Black
+        } else {
+            Side::White
+        };
+        Self::start_with_first(options, first)
+    }
+
     /// Reads a position string leniently (any token order, any run of whitespace, any case).
     fn parse_position(text: &str, options: &Self::Options)
     -> Result<Self::Position, PositionError>;
@@ -427,6 +441,14 @@ pub trait Engine: Sync {
         first: Side,
     ) -> Result<String, OptionsError>;
 
+    /// The start position after the opening roll (see [`Game::start_with_opening`]).
+    fn start_position_for_opening(
+        &self,
+        options: &serde_json::Value,
+        white_die: u8,
+        black_die: u8,
+    ) -> Result<String, OptionsError>;
+
     fn analyse(
         &self,
         position: &str,
@@ -539,6 +561,19 @@ impl<G: Game> Engine for Typed<G> {
         Ok(G::format_position(&G::start_with_first(
             &Self::options(options)?,
             first,
+        )))
+    }
+
+    fn start_position_for_opening(
+        &self,
+        options: &serde_json::Value,
+        white_die: u8,
+        black_die: u8,
+    ) -> Result<String, OptionsError> {
+        Ok(G::format_position(&G::start_with_opening(
+            &Self::options(options)?,
+            white_die,
+            black_die,
         )))
     }
 
