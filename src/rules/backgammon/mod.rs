@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 pub use board::{Phase, Play, Position, State};
 
-use super::{EndReason, Game, MoveError, OptionSpec, OptionsError, Outcome, PositionError, Side};
 use self::board::{CHECKERS, resign_name};
+use super::{EndReason, Game, MoveError, OptionSpec, OptionsError, Outcome, PositionError, Side};
 
 /// The game options.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
