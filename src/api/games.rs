@@ -164,7 +164,7 @@ pub async fn record(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path.into_inner();
-    let record = games::record(&state.db, id.clone()).await?;
+    let record = crate::service::records::record(&state.db, id.clone()).await?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
         .insert_header((

@@ -9,6 +9,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
+use super::chance::Chance;
 use super::{Page, PageRequest, UserRef, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::db::models::{Game, Move, Roll, status};
@@ -16,7 +17,6 @@ use crate::db::schema::{games, moves, rolls, users};
 use crate::db::{Database, DbConn};
 use crate::dice::Seed;
 use crate::error::ApiError;
-use crate::rules::record::{Record, RecordMove, RecordResult};
 use crate::rules::{Analysis, Engine, GameKind, MoveError, OptionsError, Outcome, PlayError, Side};
 
 /// A game with the names of its players.
@@ -74,7 +74,7 @@ pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ApiError> {
         })
 }
 
-fn options_of(game: &Game) -> Value {
+pub(super) fn options_of(game: &Game) -> Value {
     serde_json::from_str(&game.options).unwrap_or(Value::Null)
 }
 
@@ -88,7 +88,7 @@ fn side_of(game: &Game, user_id: &str) -> Option<Side> {
     }
 }
 
-fn player_of(game: &Game, side: Side) -> &str {
+pub(super) fn player_of(game: &Game, side: Side) -> &str {
     match side {
         Side::White => &game.white_id,
         Side::Black => &game.black_id,
@@ -190,139 +190,6 @@ fn set_turn_or_finish(game: &mut Game, analysis: &Analysis, now: NaiveDateTime) 
         None => game.to_move_id = Some(player_of(game, analysis.side_to_move).to_owned()),
     }
 }
-
-/// How many rolls and forced passes may follow one move before the server stops and waits;
-/// far more than any game needs, so that a bug cannot loop for ever.
-const MAX_CHANCE_STEPS: usize = 64;
-
-/// What the server does between two decisions of the players: rolling the dice the rules ask
-/// for, and playing the passes they force. Collected first and stored after the game row, so
-/// that a lost race is detected before anything else is written.
-#[derive(Default)]
-struct Chance {
-    rolls: Vec<Roll>,
-    passes: Vec<Move>,
-}
-
-impl Chance {
-    fn seed(game: &Game) -> Result<Seed, ApiError> {
-        game.dice_seed
-            .as_deref()
-            .and_then(Seed::from_hex)
-            .ok_or_else(|| {
-                ApiError::Internal(anyhow::anyhow!(
-                    "game {} needs dice but has no seed",
-                    game.id
-                ))
-            })
-    }
-
-    fn roll(
-        &mut self,
-        game: &mut Game,
-        count: usize,
-        side: Side,
-        purpose: &str,
-        now: NaiveDateTime,
-    ) -> Result<Vec<u8>, ApiError> {
-        let first = game.dice_used + 1;
-        let dice = Self::seed(game)?.dice(first as u64, count);
-        game.dice_used += count as i32;
-        self.rolls.push(Roll {
-            game_id: game.id.clone(),
-            number: first,
-            ply: game.ply,
-            side: side.name().to_owned(),
-            purpose: purpose.to_owned(),
-            dice: dice.iter().map(u8::to_string).collect::<Vec<_>>().join(","),
-            created_at: now,
-        });
-        Ok(dice)
-    }
-
-    /// One die each, White's first, until they differ; the higher starts.
-    fn opening_roll(&mut self, game: &mut Game, now: NaiveDateTime) -> Result<Side, ApiError> {
-        for _ in 0..MAX_CHANCE_STEPS {
-            let dice = self.roll(game, 2, Side::White, "opening", now)?;
-            if dice[0] != dice[1] {
-                return Ok(if dice[0] > dice[1] {
-                    Side::White
-                } else {
-                    Side::Black
-                });
-            }
-        }
-        Err(ApiError::Internal(anyhow::anyhow!(
-            "the opening roll never settled"
-        )))
-    }
-
-    /// Rolls and passes until a player has a choice to make or the game is over.
-    fn settle(
-        &mut self,
-        game: &mut Game,
-        engine: &dyn Engine,
-        options: &Value,
-        mut analysis: Analysis,
-        now: NaiveDateTime,
-    ) -> Result<Analysis, ApiError> {
-        for _ in 0..MAX_CHANCE_STEPS {
-            if analysis.outcome.is_some() {
-                break;
-            }
-            if let Some(count) = analysis.roll_due {
-                let dice = self.roll(game, count, analysis.side_to_move, "turn", now)?;
-                analysis = engine
-                    .apply_roll(&analysis.position, options, &dice)
-                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot apply a roll: {e}")))?;
-                game.position = analysis.position.clone();
-                continue;
-            }
-            let legal = engine
-                .legal_moves(&analysis.position, options)
-                .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
-            if legal != [PASS] {
-                break;
-            }
-            let side = analysis.side_to_move;
-            let played = engine
-                .play(&analysis.position, options, PASS)
-                .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot pass: {e:?}")))?;
-            game.ply += 1;
-            game.position = played.after.position.clone();
-            self.passes.push(Move {
-                game_id: game.id.clone(),
-                ply: game.ply,
-                side: side.name().to_owned(),
-                player_id: player_of(game, side).to_owned(),
-                submitted: PASS.to_owned(),
-                notation: played.notation,
-                position: game.position.clone(),
-                created_at: now,
-            });
-            analysis = played.after;
-        }
-        Ok(analysis)
-    }
-
-    fn store(self, conn: &mut DbConn) -> Result<(), ApiError> {
-        // One row at a time: multi-row inserts are not portable across the two backends.
-        for roll in &self.rolls {
-            diesel::insert_into(rolls::table)
-                .values(roll)
-                .execute(conn)?;
-        }
-        for pass in &self.passes {
-            diesel::insert_into(moves::table)
-                .values(pass)
-                .execute(conn)?;
-        }
-        Ok(())
-    }
-}
-
-/// The move a player makes when the rules leave them none; the server plays it for them.
-const PASS: &str = "pass";
 
 pub async fn get(db: &Database, id: String) -> Result<GameDetails, ApiError> {
     db.read(move |conn| {
@@ -841,90 +708,6 @@ pub async fn draw(
         details(conn, game)
     })
     .await
-}
-
-/// The whole game as a record: headers, then every move in canonical notation, each with its
-/// roll in games with dice.
-pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
-    let (details, history) = history(db, id.clone()).await?;
-    let rolls = if details.game.dice_commitment.is_some() {
-        dice(db, id).await?.1
-    } else {
-        Vec::new()
-    };
-    let game = &details.game;
-    let rfc3339 = |at: NaiveDateTime| {
-        at.and_utc()
-            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-    };
-    let mut headers = vec![
-        ("Game", game.game_kind.clone()),
-        ("Id", game.id.clone()),
-        ("White", details.white.username.clone()),
-        ("Black", details.black.username.clone()),
-        ("Options", game.options.clone()),
-        ("Started", rfc3339(game.created_at)),
-    ];
-    if let Some(days) = game.days_per_move {
-        headers.push(("DaysPerMove", days.to_string()));
-    }
-    if let Some(finished) = game.finished_at {
-        headers.push(("Finished", rfc3339(finished)));
-    }
-    let result = match game.result.as_deref() {
-        None => RecordResult::InProgress,
-        Some(result) => RecordResult::Ended(Side::from_name(result)),
-    };
-    headers.push(("Result", result.token().to_owned()));
-    if let Some(termination) = &game.termination {
-        headers.push(("Termination", termination.clone()));
-    }
-    if let Some(summary) = &game.result_summary {
-        headers.push(("Summary", summary.clone()));
-    }
-    if let Some(commitment) = &game.dice_commitment {
-        headers.push(("DiceCommitment", commitment.clone()));
-    }
-    // After an opening roll the game starts from the position it chose, which the record names.
-    let opening = rolls.iter().rev().find(|roll| roll.purpose == "opening");
-    if let Some(opening) = opening {
-        let dice = parse_dice(&opening.dice);
-        let first = if dice.first() > dice.get(1) {
-            Side::White
-        } else {
-            Side::Black
-        };
-        let start = engine_of(game)?
-            .start_position_for(&options_of(game), first)
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
-        headers.push(("Position", start));
-    }
-    let turn_roll = |ply: i32| {
-        rolls
-            .iter()
-            .find(|roll| roll.purpose == "turn" && roll.ply == ply)
-            .map(|roll| parse_dice(&roll.dice))
-    };
-    let record = Record {
-        headers: headers
-            .into_iter()
-            .map(|(key, value)| (key.to_owned(), value))
-            .collect(),
-        moves: history
-            .into_iter()
-            .map(|mv| RecordMove {
-                line: 0,
-                dice: turn_roll(mv.ply - 1),
-                text: mv.notation,
-            })
-            .collect(),
-    };
-    Ok(record.format())
-}
-
-/// The dice of a stored roll, `"3,5"`.
-pub fn parse_dice(text: &str) -> Vec<u8> {
-    text.split(',').filter_map(|d| d.parse().ok()).collect()
 }
 
 /// A dice game's commitment, its rolls so far, and its seed once it is over.

@@ -4,7 +4,9 @@
 
 pub mod accounts;
 pub mod challenges;
+mod chance;
 pub mod games;
+pub mod records;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;

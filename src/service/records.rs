@@ -1,0 +1,93 @@
+//! Game records: a stored game written as text (`docs/notation.md`).
+
+use chrono::NaiveDateTime;
+
+use super::games::{dice, engine_of, history, options_of};
+use crate::db::Database;
+use crate::error::ApiError;
+use crate::rules::Side;
+use crate::rules::record::{Record, RecordMove, RecordResult};
+
+/// The whole game as a record: headers, then every move in canonical notation, each with its
+/// roll in games with dice.
+pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
+    let (details, history) = history(db, id.clone()).await?;
+    let rolls = if details.game.dice_commitment.is_some() {
+        dice(db, id).await?.1
+    } else {
+        Vec::new()
+    };
+    let game = &details.game;
+    let rfc3339 = |at: NaiveDateTime| {
+        at.and_utc()
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let mut headers = vec![
+        ("Game", game.game_kind.clone()),
+        ("Id", game.id.clone()),
+        ("White", details.white.username.clone()),
+        ("Black", details.black.username.clone()),
+        ("Options", game.options.clone()),
+        ("Started", rfc3339(game.created_at)),
+    ];
+    if let Some(days) = game.days_per_move {
+        headers.push(("DaysPerMove", days.to_string()));
+    }
+    if let Some(finished) = game.finished_at {
+        headers.push(("Finished", rfc3339(finished)));
+    }
+    let result = match game.result.as_deref() {
+        None => RecordResult::InProgress,
+        Some(result) => RecordResult::Ended(Side::from_name(result)),
+    };
+    headers.push(("Result", result.token().to_owned()));
+    if let Some(termination) = &game.termination {
+        headers.push(("Termination", termination.clone()));
+    }
+    if let Some(summary) = &game.result_summary {
+        headers.push(("Summary", summary.clone()));
+    }
+    if let Some(commitment) = &game.dice_commitment {
+        headers.push(("DiceCommitment", commitment.clone()));
+    }
+    // After an opening roll the game starts from the position it chose, which the record names.
+    let opening = rolls.iter().rev().find(|roll| roll.purpose == "opening");
+    if let Some(opening) = opening {
+        let dice = parse_dice(&opening.dice);
+        let first = if dice.first() > dice.get(1) {
+            Side::White
+        } else {
+            Side::Black
+        };
+        let start = engine_of(game)?
+            .start_position_for(&options_of(game), first)
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
+        headers.push(("Position", start));
+    }
+    let turn_roll = |ply: i32| {
+        rolls
+            .iter()
+            .find(|roll| roll.purpose == "turn" && roll.ply == ply)
+            .map(|roll| parse_dice(&roll.dice))
+    };
+    let record = Record {
+        headers: headers
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+        moves: history
+            .into_iter()
+            .map(|mv| RecordMove {
+                line: 0,
+                dice: turn_roll(mv.ply - 1),
+                text: mv.notation,
+            })
+            .collect(),
+    };
+    Ok(record.format())
+}
+
+/// The dice of a stored roll, `"3,5"`.
+pub fn parse_dice(text: &str) -> Vec<u8> {
+    text.split(',').filter_map(|d| d.parse().ok()).collect()
+}
