@@ -3,6 +3,7 @@
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
+use super::Text;
 use super::views::{AccountView, PublicUserView, TokenView};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
@@ -12,9 +13,9 @@ use crate::startup::AppState;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterBody {
-    username: String,
-    email: String,
-    password: String,
+    username: Text,
+    email: Text,
+    password: Text,
 }
 
 pub async fn register(
@@ -26,7 +27,7 @@ pub async fn register(
         &state.db,
         &body.username,
         &body.email,
-        body.password,
+        body.password.into(),
         state.clock.now(),
     )
     .await?;
@@ -39,8 +40,8 @@ pub async fn register(
 #[serde(deny_unknown_fields)]
 pub struct LoginBody {
     /// A username or an email address.
-    username: String,
-    password: String,
+    username: Text,
+    password: Text,
 }
 
 fn token_view(state: &AppState, token: String) -> TokenView {
@@ -59,8 +60,8 @@ pub async fn login(
     let token = accounts::login(
         &state.db,
         &state.tokens,
-        body.username,
-        body.password,
+        body.username.into(),
+        body.password.into(),
         state.clock.now(),
     )
     .await?;
@@ -77,8 +78,8 @@ pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpRespon
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateMeBody {
-    username: Option<String>,
-    email: Option<String>,
+    username: Option<Text>,
+    email: Option<Text>,
 }
 
 pub async fn update_me(
@@ -90,8 +91,8 @@ pub async fn update_me(
     let account = accounts::update(
         &state.db,
         user.id,
-        body.username,
-        body.email,
+        body.username.map(String::from),
+        body.email.map(String::from),
         state.clock.now(),
     )
     .await?;
@@ -101,8 +102,8 @@ pub async fn update_me(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChangePasswordBody {
-    current_password: String,
-    new_password: String,
+    current_password: Text,
+    new_password: Text,
 }
 
 pub async fn change_password(
@@ -115,8 +116,8 @@ pub async fn change_password(
         &state.db,
         &state.tokens,
         user.id,
-        body.current_password,
-        body.new_password,
+        body.current_password.into(),
+        body.new_password.into(),
         state.clock.now(),
     )
     .await?;
@@ -127,8 +128,8 @@ pub async fn change_password(
 
 pub async fn user(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let user = accounts::by_username(&state.db, path.into_inner()).await?;
+    let user = accounts::by_username(&state.db, path.into_inner().0).await?;
     Ok(HttpResponse::Ok().json(PublicUserView::from(user)))
 }

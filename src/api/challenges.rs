@@ -4,6 +4,7 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::Text;
 use super::page_request;
 use super::views::{ChallengeView, GameView, PageView};
 use crate::auth::AuthUser;
@@ -14,9 +15,9 @@ use crate::startup::AppState;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateBody {
-    game: String,
-    opponent: Option<String>,
-    color: Option<String>,
+    game: Text,
+    opponent: Option<Text>,
+    color: Option<Text>,
     options: Option<Value>,
     days_per_move: Option<i32>,
 }
@@ -39,8 +40,8 @@ pub async fn create(
         }
     };
     let new = NewChallenge {
-        game: body.game,
-        opponent: body.opponent,
+        game: body.game.into(),
+        opponent: body.opponent.map(String::from),
         color,
         options: body.options.unwrap_or(Value::Null),
         days_per_move: body.days_per_move,
@@ -57,7 +58,7 @@ pub async fn create(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
-    direction: Option<String>,
+    direction: Option<Text>,
     page: Option<i64>,
     per_page: Option<i64>,
 }
@@ -93,9 +94,9 @@ pub async fn list(
 pub async fn get(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let challenge = challenges::get(&state.db, path.into_inner(), user).await?;
+    let challenge = challenges::get(&state.db, path.into_inner().0, user).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
 }
 
@@ -103,9 +104,9 @@ pub async fn get(
 pub async fn accept(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = challenges::accept(&state.db, path.into_inner(), user, state.clock.now()).await?;
+    let game = challenges::accept(&state.db, path.into_inner().0, user, state.clock.now()).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
         .json(GameView::new(game, true)?))
@@ -114,19 +115,19 @@ pub async fn accept(
 pub async fn decline(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
     let challenge =
-        challenges::decline(&state.db, path.into_inner(), user, state.clock.now()).await?;
+        challenges::decline(&state.db, path.into_inner().0, user, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
 }
 
 pub async fn cancel(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
     let challenge =
-        challenges::cancel(&state.db, path.into_inner(), user, state.clock.now()).await?;
+        challenges::cancel(&state.db, path.into_inner().0, user, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
 }

@@ -3,6 +3,7 @@
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
+use super::Text;
 use super::page_request;
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
 use crate::auth::{AuthUser, Caller};
@@ -13,7 +14,7 @@ use crate::startup::AppState;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
-    status: Option<String>,
+    status: Option<Text>,
     page: Option<i64>,
     per_page: Option<i64>,
 }
@@ -54,16 +55,16 @@ fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {
 /// Anyone may watch a game.
 pub async fn get(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(games::get(&state.db, path.into_inner()).await?)
+    game_response(games::get(&state.db, path.into_inner().0).await?)
 }
 
 pub async fn history(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let (details, moves) = games::history(&state.db, path.into_inner()).await?;
+    let (details, moves) = games::history(&state.db, path.into_inner().0).await?;
     Ok(HttpResponse::Ok().json(HistoryView {
         game_id: details.game.id,
         moves: moves.into_iter().map(MoveView::from).collect(),
@@ -74,7 +75,7 @@ pub async fn history(
 #[serde(deny_unknown_fields)]
 pub struct MoveBody {
     #[serde(rename = "move")]
-    text: String,
+    text: Text,
     ply: Option<i32>,
 }
 
@@ -84,7 +85,7 @@ const MAX_MOVE_CHARS: usize = 200;
 pub async fn play(
     state: web::Data<AppState>,
     caller: Caller,
-    path: web::Path<String>,
+    path: web::Path<Text>,
     body: web::Json<MoveBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -96,10 +97,10 @@ pub async fn play(
     }
     let played = games::play(
         &state.db,
-        path.into_inner(),
+        path.into_inner().0,
         caller,
         MoveRequest {
-            text: body.text,
+            text: body.text.into(),
             ply: body.ply,
         },
         state.clock.now(),
@@ -120,9 +121,9 @@ pub async fn play(
 pub async fn resign(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(games::resign(&state.db, path.into_inner(), user, state.clock.now()).await?)
+    game_response(games::resign(&state.db, path.into_inner().0, user, state.clock.now()).await?)
 }
 
 async fn draw(
@@ -137,33 +138,33 @@ async fn draw(
 pub async fn offer_draw(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    draw(state, user, path.into_inner(), DrawAction::Offer).await
+    draw(state, user, path.into_inner().0, DrawAction::Offer).await
 }
 
 pub async fn accept_draw(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    draw(state, user, path.into_inner(), DrawAction::Accept).await
+    draw(state, user, path.into_inner().0, DrawAction::Accept).await
 }
 
 pub async fn decline_draw(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    draw(state, user, path.into_inner(), DrawAction::Decline).await
+    draw(state, user, path.into_inner().0, DrawAction::Decline).await
 }
 
 /// The game as a text record that `POST /api/v1/rules/{game}/record` can replay.
 pub async fn record(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = path.into_inner();
+    let id = path.into_inner().0;
     let record = crate::service::records::record(&state.db, id.clone()).await?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
@@ -177,8 +178,8 @@ pub async fn record(
 /// The provably fair dice of a game: the commitment, the rolls so far, the seed after the end.
 pub async fn dice(
     state: web::Data<AppState>,
-    path: web::Path<String>,
+    path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let (game, rolls) = games::dice(&state.db, path.into_inner()).await?;
+    let (game, rolls) = games::dice(&state.db, path.into_inner().0).await?;
     Ok(HttpResponse::Ok().json(DiceView::new(game, rolls)))
 }

@@ -153,6 +153,38 @@ pub fn path_config() -> web::PathConfig {
     })
 }
 
+/// Text from a request (body, path or query). PostgreSQL cannot store the NUL character, and
+/// nothing in this API means one, so it is refused where the request is read, the same way on
+/// both backends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Text(pub String);
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.contains('\0') {
+            return Err(serde::de::Error::custom(
+                "text may not contain the NUL character (\\u0000)",
+            ));
+        }
+        Ok(Text(text))
+    }
+}
+
+impl From<Text> for String {
+    fn from(text: Text) -> String {
+        text.0
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 /// Reads `?page=&per_page=` of a listing: pages count from 1, 20 items by default.
 pub fn page_request(page: Option<i64>, per_page: Option<i64>) -> Result<PageRequest, ApiError> {
     let page = page.unwrap_or(1);

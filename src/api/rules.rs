@@ -4,6 +4,7 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Text;
 use crate::error::ApiError;
 use crate::rules::record::{self, Record, RecordError};
 use crate::rules::{
@@ -69,7 +70,7 @@ fn options(engine: &dyn Engine, options: Option<Value>) -> Result<Value, ApiErro
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PositionBody {
-    position: String,
+    position: Text,
     options: Option<Value>,
 }
 
@@ -84,7 +85,7 @@ pub struct LegalMovesView {
 }
 
 pub async fn moves(
-    path: web::Path<String>,
+    path: web::Path<Text>,
     body: web::Json<PositionBody>,
 ) -> Result<HttpResponse, ApiError> {
     let engine = engine(&path)?;
@@ -108,9 +109,9 @@ pub async fn moves(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayBody {
-    position: String,
+    position: Text,
     #[serde(rename = "move")]
-    mv: String,
+    mv: Text,
     options: Option<Value>,
 }
 
@@ -128,7 +129,7 @@ pub struct PlayedView {
 
 /// Plays one move on a given position: a client's way to check a move before sending it.
 pub async fn play(
-    path: web::Path<String>,
+    path: web::Path<Text>,
     body: web::Json<PlayBody>,
 ) -> Result<HttpResponse, ApiError> {
     let engine = engine(&path)?;
@@ -152,7 +153,7 @@ pub async fn play(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreBody {
-    position: String,
+    position: Text,
 }
 
 #[derive(Serialize)]
@@ -173,7 +174,7 @@ pub async fn cheversi_score(body: web::Json<ScoreBody>) -> Result<HttpResponse, 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordBody {
-    record: String,
+    record: Text,
 }
 
 #[derive(Serialize)]
@@ -200,7 +201,7 @@ fn invalid_record(error: RecordError) -> ApiError {
 
 /// Replays a game record move by move and answers with the position it reaches.
 pub async fn replay(
-    path: web::Path<String>,
+    path: web::Path<Text>,
     body: web::Json<RecordBody>,
 ) -> Result<HttpResponse, ApiError> {
     let engine = engine(&path)?;

@@ -141,3 +141,34 @@ async fn health_and_readiness() {
     assert_eq!(spec.status, StatusCode::OK);
     assert!(spec.body.as_str().unwrap().starts_with("openapi: 3.1.0"));
 }
+
+#[actix_web::test]
+async fn nul_characters_are_refused_the_same_way_on_both_backends() {
+    let app = spawn_app().await;
+    let login = app
+        .post(
+            "/api/v1/auth/login",
+            None,
+            json!({"username": "al\u{0}ice", "password": "whatever"}),
+        )
+        .await;
+    assert_eq!(login.status, StatusCode::BAD_REQUEST);
+    assert!(
+        login.body["detail"].as_str().unwrap().contains("NUL"),
+        "{}",
+        login.body
+    );
+    for path in [
+        "/api/v1/games/a%00b",
+        "/api/v1/users/al%00ice",
+        "/api/v1/games/a%00b/moves",
+    ] {
+        let response = app.get(path, None).await;
+        assert_eq!(
+            response.status,
+            StatusCode::BAD_REQUEST,
+            "{path}: {}",
+            response.body
+        );
+    }
+}

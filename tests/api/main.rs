@@ -10,6 +10,7 @@ mod games;
 mod helpers;
 mod lukaszewicz;
 mod openapi;
+mod robustness;
 mod rules;
 mod schema;
 mod suluc;

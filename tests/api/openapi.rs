@@ -147,6 +147,13 @@ fn every_operation_documents_its_errors_as_problems() {
                     "{method} {path}: a secured operation documents 401"
                 );
             }
+            let in_path = path.contains('{');
+            if in_path {
+                assert!(
+                    responses.contains_key("400"),
+                    "{method} {path}: a path parameter can be unreadable, so 400 is documented"
+                );
+            }
             if operation.get("requestBody").is_some() {
                 for status in ["400", "413", "415"] {
                     assert!(
