@@ -369,13 +369,6 @@ fn play_in_transaction(
             "you are not a player in this game; only its two players can move".into(),
         ));
     };
-    let user = AuthUser {
-        id: caller.id.clone(),
-        username: match side {
-            Side::White => white.1.clone(),
-            Side::Black => black.1.clone(),
-        },
-    };
     let with_players = |game: Game| GameDetails {
         game,
         white: UserRef {
@@ -390,7 +383,7 @@ fn play_in_transaction(
     let engine = engine_of(&game)?;
     let options = options_of(&game);
 
-    let my_turn = game.status == status::ACTIVE && game.to_move_id.as_deref() == Some(&user.id);
+    let my_turn = game.status == status::ACTIVE && game.to_move_id.as_deref() == Some(&caller.id);
     let ply_matches = request.ply.is_none_or(|ply| ply == game.ply);
     if (!my_turn || !ply_matches)
         && let Some(mv) = replay_of(conn, &game, side, engine, &options, request)?
@@ -445,7 +438,7 @@ fn play_in_transaction(
         game_id: game.id.clone(),
         ply: game.ply,
         side: side.name().to_owned(),
-        player_id: user.id.clone(),
+        player_id: caller.id.clone(),
         submitted: request.text.clone(),
         notation: played.notation,
         position: game.position.clone(),
