@@ -204,58 +204,46 @@ impl Position {
         if stuck { 3 } else { 2 }
     }
 
-    /// The checker moves for the dice, each distinct resulting position once, in a stable order.
-    /// Empty when no die can be played.
+    /// The checker moves for the dice, each distinct resulting position once, in a stable order:
+    /// decreasing by steps, each position written with its largest step list. Empty when no die
+    /// can be played.
     pub fn plays(&self) -> Vec<Play> {
         let [high, low] = self.dice;
         if high == 0 || low == 0 {
             return Vec::new();
         }
         let mover = self.on_roll.index();
-        let mut generator = Generator {
-            best: 0,
-            found: Vec::new(),
-            first_die: 0,
-        };
-        let boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
-        let empty = Play {
-            steps: [(0, 0); 4],
-            len: 0,
-        };
+        let boards = Boards::new(self.board[mover], self.board[1 - mover]);
         if high == low {
-            generator.doubles(&boards, high, 25, empty);
-        } else {
-            generator.sequence(&boards, [high, low], empty);
-            generator.sequence(&boards, [low, high], empty);
+            let mut doubles = Doubles {
+                die: high,
+                best: 0,
+                plays: Vec::new(),
+            };
+            doubles.search(&boards, 25, EMPTY_PLAY);
+            // No die can be played: the only record is the empty play.
+            if doubles.best == 0 {
+                return Vec::new();
+            }
+            return doubles.plays;
         }
-        let best = generator.best;
-        let larger_playable = best == 1 && generator.found.iter().any(|f| f.2 == 1 && f.3 == high);
-        let found: Vec<(u128, Play)> = generator
-            .found
-            .into_iter()
-            // Only one die can be played: the larger whenever it can be.
-            .filter(|f| f.2 == best && f.1.len > 0 && (!larger_playable || f.3 == high))
-            .map(|(key, play, _, _)| (key, play))
-            .collect();
-        let mut found = found;
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        found.dedup_by_key(|(key, _)| *key);
-        let mut plays: Vec<Play> = found.into_iter().map(|(_, play)| play).collect();
-        plays.sort_unstable_by(|a, b| b.cmp(a));
-        plays
+        let mut mixed = Mixed {
+            blots: boards.blots(),
+            high,
+            best: 0,
+            larger_single: false,
+            found: Vec::new(),
+        };
+        mixed.search(&boards, [high, low]);
+        mixed.search(&boards, [low, high]);
+        mixed.finish()
     }
 
     /// The position after a checker move (the move must come from [`Position::plays`]).
     pub fn after_play(&self, play: &Play) -> Position {
         let mut next = *self;
         let mover = self.on_roll.index();
-        let mut boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
+        let mut boards = Boards::new(self.board[mover], self.board[1 - mover]);
         for &(from, to) in play.steps() {
             boards.apply(from, to);
         }
@@ -280,10 +268,7 @@ impl Position {
     /// The mover's board after a play, for resolving written moves.
     pub fn mover_after(&self, play: &Play) -> [u8; 25] {
         let mover = self.on_roll.index();
-        let mut boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
+        let mut boards = Boards::new(self.board[mover], self.board[1 - mover]);
         for &(from, to) in play.steps() {
             boards.apply(from, to);
         }
@@ -293,10 +278,7 @@ impl Position {
     /// The mover's points (1–24) on which the play hits.
     pub fn hits(&self, play: &Play) -> u32 {
         let mover = self.on_roll.index();
-        let mut boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
+        let mut boards = Boards::new(self.board[mover], self.board[1 - mover]);
         let mut hits = 0u32;
         for &(from, to) in play.steps() {
             if to > 0 && boards.opp[usize::from(24 - to)] == 1 {
@@ -308,13 +290,29 @@ impl Position {
     }
 }
 
+const EMPTY_PLAY: Play = Play {
+    steps: [(0, 0); 4],
+    len: 0,
+};
+
 #[derive(Clone, Copy)]
 struct Boards {
     me: [u8; 25],
     opp: [u8; 25],
+    /// The mover's checkers outside the home board (bar included): bearing off needs none, and
+    /// keeping the count saves a scan of 19 points for every bear-off candidate.
+    outside: u8,
 }
 
 impl Boards {
+    fn new(me: [u8; 25], opp: [u8; 25]) -> Boards {
+        Boards {
+            me,
+            opp,
+            outside: me[6..25].iter().sum(),
+        }
+    }
+
     /// The destination of a step with `die` from `from` (1–25), if the step is legal.
     fn target(&self, from: u8, die: u8) -> Option<u8> {
         let from_index = usize::from(from - 1);
@@ -326,7 +324,7 @@ impl Boards {
             return (self.opp[usize::from(24 - to)] < 2).then_some(to);
         }
         // Bearing off: everything home first.
-        if self.me[6..25].iter().any(|&n| n > 0) {
+        if self.outside > 0 {
             return None;
         }
         if from == die || self.me[from_index + 1..6].iter().all(|&n| n == 0) {
@@ -339,8 +337,14 @@ impl Boards {
     fn apply(&mut self, from: u8, to: u8) {
         let from_index = usize::from(from - 1);
         self.me[from_index] = self.me[from_index].saturating_sub(1);
+        if from_index >= 6 {
+            self.outside = self.outside.saturating_sub(1);
+        }
         if to > 0 {
             self.me[usize::from(to - 1)] += 1;
+            if to > 6 {
+                self.outside += 1;
+            }
             let opp_index = usize::from(24 - to);
             if self.opp[opp_index] == 1 {
                 self.opp[opp_index] = 0;
@@ -349,93 +353,157 @@ impl Boards {
         }
     }
 
-    /// A compact key of both boards: distinct positions give distinct keys (gnubg's own
-    /// 80-bit position key).
-    fn key(&self) -> u128 {
-        let mut key = 0u128;
-        let mut bit = 0u32;
-        for side in [&self.me, &self.opp] {
-            for &n in side.iter() {
-                for _ in 0..n {
-                    if bit < 128 {
-                        key |= 1 << bit;
-                    }
-                    bit += 1;
-                }
-                bit += 1;
-            }
-        }
-        key
+    /// The mover's points (bit `p` for point `p`) holding a single opposing checker.
+    fn blots(&self) -> u32 {
+        (1..=24u8)
+            .filter(|&point| self.opp[usize::from(24 - point)] == 1)
+            .fold(0, |mask, point| mask | 1 << point)
     }
 }
 
-struct Generator {
+/// Doubles. Each die sends a checker from a point `p` to one fixed place (`p - die`, or off),
+/// so a play's resulting position determines its multiset of steps and distinct multisets never
+/// collide: trying sources in non-increasing order reaches every multiset exactly once, with its
+/// steps already sorted, and in decreasing play order. No key, dedup or sort is needed.
+struct Doubles {
+    die: u8,
     best: u8,
-    /// Key, play, dice used, and the die of the first step (for the larger-die rule).
-    found: Vec<(u128, Play, u8, u8)>,
-    first_die: u8,
+    /// The plays using `best` dice, in decreasing order.
+    plays: Vec<Play>,
 }
 
-impl Generator {
-    fn record(&mut self, boards: &Boards, play: Play) {
-        if play.len >= self.best {
-            self.best = play.len;
-            let mut sorted = play;
-            let len = usize::from(play.len);
-            sorted.steps[..len].sort_unstable_by(|a, b| b.cmp(a));
-            self.found
-                .push((boards.key(), sorted, play.len, self.first_die));
-        }
-    }
-
-    /// Two different dice in the given order.
-    fn sequence(&mut self, boards: &Boards, dice: [u8; 2], play: Play) {
-        let depth = usize::from(play.len);
-        let Some(&die) = dice.get(depth) else {
-            self.record(boards, play);
-            return;
-        };
-        let mut moved = false;
-        for from in (1..=25u8).rev() {
-            if let Some(to) = boards.target(from, die) {
-                moved = true;
-                if depth == 0 {
-                    self.first_die = die;
+impl Doubles {
+    fn search(&mut self, boards: &Boards, max_from: u8, play: Play) {
+        if play.len < 4 {
+            let mut moved = false;
+            for from in (1..=max_from).rev() {
+                if let Some(to) = boards.target(from, self.die) {
+                    moved = true;
+                    let mut next = *boards;
+                    next.apply(from, to);
+                    let mut longer = play;
+                    longer.steps[usize::from(play.len)] = (from, to);
+                    longer.len += 1;
+                    self.search(&next, from, longer);
                 }
-                let mut next = *boards;
-                next.apply(from, to);
-                let mut play = play;
-                play.steps[depth] = (from, to);
-                play.len += 1;
-                self.sequence(&next, dice, play);
+            }
+            if moved {
+                return;
             }
         }
-        if !moved {
-            self.record(boards, play);
+        // A leaf: sequences that stop early are kept only while nothing longer is known.
+        if play.len > self.best {
+            self.best = play.len;
+            self.plays.clear();
+        }
+        if play.len == self.best {
+            self.plays.push(play);
+        }
+    }
+}
+
+/// A one- or two-step play of different dice packed so that integer order is [`Play`]'s order:
+/// the first step in the top bytes, the length in the lowest.
+fn pack(first: Step, second: Step, len: u8) -> u64 {
+    let bytes = [0, 0, 0, first.0, first.1, second.0, second.1, len];
+    u64::from_be_bytes(bytes)
+}
+
+fn unpack(packed: u64) -> Play {
+    let [_, _, _, a, b, c, d, len] = packed.to_be_bytes();
+    Play {
+        steps: [(a, b), (c, d), (0, 0), (0, 0)],
+        len,
+    }
+}
+
+/// Two different dice, tried in both orders. The same position can come from different step
+/// lists (13/7 7/2 and 13/8 8/2) or from both orders, so results are keyed and deduplicated.
+struct Mixed {
+    /// The opponent's blots at the start, as from [`Boards::blots`].
+    blots: u32,
+    high: u8,
+    best: u8,
+    /// A single step with the larger die exists (only matters when no two steps do).
+    larger_single: bool,
+    /// Result key in the high half, inverted packed play in the low half: sorting puts the
+    /// largest play first among those reaching one position.
+    found: Vec<u128>,
+}
+
+impl Mixed {
+    fn search(&mut self, boards: &Boards, dice: [u8; 2]) {
+        for from in (1..=25u8).rev() {
+            let Some(to) = boards.target(from, dice[0]) else {
+                continue;
+            };
+            let mut next = *boards;
+            next.apply(from, to);
+            let mut second = false;
+            for from2 in (1..=25u8).rev() {
+                if let Some(to2) = next.target(from2, dice[1]) {
+                    second = true;
+                    if self.best < 2 {
+                        self.best = 2;
+                        self.found.clear();
+                    }
+                    let (first, last) = if (from, to) >= (from2, to2) {
+                        ((from, to), (from2, to2))
+                    } else {
+                        ((from2, to2), (from, to))
+                    };
+                    self.push(first, last, 2);
+                }
+            }
+            if !second && self.best < 2 {
+                self.best = 1;
+                if dice[0] == self.high && !self.larger_single {
+                    // The larger die can be played alone: the smaller-die singles go.
+                    self.larger_single = true;
+                    self.found.clear();
+                }
+                if dice[0] == self.high || !self.larger_single {
+                    self.push((from, to), (0, 0), 1);
+                }
+            }
         }
     }
 
-    /// Four moves of one number; sources never increase, which reaches every distinct result
-    /// once per multiset of steps instead of once per ordering.
-    fn doubles(&mut self, boards: &Boards, die: u8, max_from: u8, play: Play) {
-        if play.len == 4 {
-            self.record(boards, play);
-            return;
-        }
-        let mut moved = false;
-        for from in (1..=max_from).rev() {
-            if let Some(to) = boards.target(from, die) {
-                moved = true;
-                let mut next = *boards;
-                next.apply(from, to);
-                let mut play = play;
-                play.steps[usize::from(play.len)] = (from, to);
-                play.len += 1;
-                self.doubles(&next, die, from, play);
+    /// Keys the position a play reaches by what it changes: the mover's emptied and filled
+    /// places once a checker's intermediate point cancels, and the blots it lands on.
+    fn push(&mut self, first: Step, second: Step, len: u8) {
+        let ((a, b), (c, d)) = (first, second);
+        let lands = |point: u8| {
+            if point > 0 {
+                self.blots & (1 << point)
+            } else {
+                0
             }
+        };
+        let hits = lands(b) | if len == 2 { lands(d) } else { 0 };
+        // 31 marks an unused slot; 0 is off and 25 the bar.
+        let (removed, added) = if len == 1 {
+            ([a, 31], [b, 31])
+        } else if b == c && b > 0 {
+            ([a, 31], [d, 31])
+        } else {
+            ([a, c], [b.max(d), b.min(d)])
+        };
+        let changes = u64::from_be_bytes([0, 0, 0, 0, removed[0], removed[1], added[0], added[1]]);
+        let key = changes << 32 | u64::from(hits);
+        let packed = pack(first, second, len);
+        self.found.push(u128::from(key) << 64 | u128::from(!packed));
+    }
+
+    fn finish(mut self) -> Vec<Play> {
+        if self.best == 0 {
+            return Vec::new();
         }
-        if !moved {
-            self.record(boards, play);
-        }
+        self.found.sort_unstable();
+        self.found.dedup_by_key(|entry| *entry >> 64);
+        // The low half holds the inverted play (truncation keeps exactly that half).
+        let mut packed: Vec<u64> = self.found.iter().map(|&entry| !(entry as u64)).collect();
+        packed.sort_unstable_by(|x, y| y.cmp(x));
+        packed.into_iter().map(unpack).collect()
     }
 }

@@ -743,6 +743,13 @@ fn cross_check_positions() -> Vec<Position> {
                 Side::White,
                 [a, b],
             ));
+            // The benchmark's worst case: fifteen single checkers on 5–19, nothing in the way.
+            positions.push(custom(
+                &(5..=19).map(|point| (point, 1)).collect::<Vec<_>>(),
+                &[(1, 3), (2, 3), (3, 3), (4, 3), (5, 3)],
+                Side::White,
+                [a, b],
+            ));
             // A prime that blocks most moves.
             positions.push(custom(
                 &[(24, 2), (13, 5), (6, 5), (8, 3)],
