@@ -213,14 +213,22 @@ impl Position {
             return Vec::new();
         }
         let mover = self.on_roll.index();
-        let boards = Boards::new(self.board[mover], self.board[1 - mover]);
+        let opp = &self.board[1 - mover];
+        let opp_count = |point: u8| opp[usize::from(24 - point)];
+        let blocked = (1..=24u8)
+            .filter(|&point| opp_count(point) >= 2)
+            .fold(0, |mask, point| mask | 1 << point);
+        let blots = (1..=24u8)
+            .filter(|&point| opp_count(point) == 1)
+            .fold(0, |mask, point| mask | 1 << point);
+        let checkers = Mover::new(&self.board[mover], blocked);
         if high == low {
             let mut doubles = Doubles {
                 die: high,
                 best: 0,
                 plays: Vec::new(),
             };
-            doubles.search(&boards, 25, EMPTY_PLAY);
+            doubles.search(&checkers, 25, EMPTY_PLAY);
             // No die can be played: the only record is the empty play.
             if doubles.best == 0 {
                 return Vec::new();
@@ -228,14 +236,14 @@ impl Position {
             return doubles.plays;
         }
         let mut mixed = Mixed {
-            blots: boards.blots(),
+            blots,
             high,
             best: 0,
             larger_single: false,
             found: Vec::new(),
         };
-        mixed.search(&boards, [high, low]);
-        mixed.search(&boards, [low, high]);
+        mixed.search(&checkers, [high, low]);
+        mixed.search(&checkers, [low, high]);
         mixed.finish()
     }
 
@@ -299,52 +307,18 @@ const EMPTY_PLAY: Play = Play {
 struct Boards {
     me: [u8; 25],
     opp: [u8; 25],
-    /// The mover's checkers outside the home board (bar included): bearing off needs none, and
-    /// keeping the count saves a scan of 19 points for every bear-off candidate.
-    outside: u8,
 }
 
 impl Boards {
     fn new(me: [u8; 25], opp: [u8; 25]) -> Boards {
-        Boards {
-            me,
-            opp,
-            outside: me[6..25].iter().sum(),
-        }
-    }
-
-    /// The destination of a step with `die` from `from` (1–25), if the step is legal.
-    fn target(&self, from: u8, die: u8) -> Option<u8> {
-        let from_index = usize::from(from - 1);
-        if self.me[from_index] == 0 || (self.me[BAR] > 0 && from != 25) {
-            return None;
-        }
-        if from > die {
-            let to = from - die;
-            return (self.opp[usize::from(24 - to)] < 2).then_some(to);
-        }
-        // Bearing off: everything home first.
-        if self.outside > 0 {
-            return None;
-        }
-        if from == die || self.me[from_index + 1..6].iter().all(|&n| n == 0) {
-            Some(0)
-        } else {
-            None
-        }
+        Boards { me, opp }
     }
 
     fn apply(&mut self, from: u8, to: u8) {
         let from_index = usize::from(from - 1);
         self.me[from_index] = self.me[from_index].saturating_sub(1);
-        if from_index >= 6 {
-            self.outside = self.outside.saturating_sub(1);
-        }
         if to > 0 {
             self.me[usize::from(to - 1)] += 1;
-            if to > 6 {
-                self.outside += 1;
-            }
             let opp_index = usize::from(24 - to);
             if self.opp[opp_index] == 1 {
                 self.opp[opp_index] = 0;
@@ -352,13 +326,86 @@ impl Boards {
             }
         }
     }
+}
 
-    /// The mover's points (bit `p` for point `p`) holding a single opposing checker.
-    fn blots(&self) -> u32 {
-        (1..=24u8)
-            .filter(|&point| self.opp[usize::from(24 - point)] == 1)
-            .fold(0, |mask, point| mask | 1 << point)
+/// Points 1–6, as bits of a point mask.
+const HOME: u32 = 0b111_1110;
+
+/// The mover's checkers, all the move search needs: hitting never changes what the mover may
+/// play next, and the opponent's points (`blocked`) cannot change during the turn.
+#[derive(Clone, Copy)]
+struct Mover {
+    /// Index `p - 1` for point `p`, as in [`Position`]'s boards.
+    counts: [u8; 25],
+    /// Bit `p` set when point `p` (25 the bar) holds a checker: the search visits only these.
+    occupied: u32,
+    /// Checkers outside the home board (bar included): bearing off needs none.
+    outside: u8,
+    /// Bit `p` set when the opponent holds the mover's point `p` with two or more.
+    blocked: u32,
+}
+
+impl Mover {
+    fn new(counts: &[u8; 25], blocked: u32) -> Mover {
+        let occupied = (1..=25u8)
+            .filter(|&point| counts[usize::from(point - 1)] > 0)
+            .fold(0, |mask, point| mask | 1 << point);
+        Mover {
+            counts: *counts,
+            occupied,
+            outside: counts[6..25].iter().sum(),
+            blocked,
+        }
     }
+
+    /// The points a checker may leave from, up to `max_from`: the bar alone while it holds any.
+    fn sources(&self, max_from: u8) -> u32 {
+        let up_to = (2u32 << max_from) - 1;
+        let bar = 1 << 25;
+        if self.occupied & bar != 0 {
+            self.occupied & bar & up_to
+        } else {
+            self.occupied & up_to
+        }
+    }
+
+    /// The destination of a step with `die` from an occupied source, if the step is legal.
+    fn target(&self, from: u8, die: u8) -> Option<u8> {
+        if from > die {
+            let to = from - die;
+            return (self.blocked & (1 << to) == 0).then_some(to);
+        }
+        // Bearing off: everything home first, and a larger die only from the highest point.
+        let higher = HOME & !((2u32 << from) - 1);
+        (self.outside == 0 && (from == die || self.occupied & higher == 0)).then_some(0)
+    }
+
+    fn apply(&mut self, from: u8, to: u8) {
+        let from_index = usize::from(from - 1);
+        self.counts[from_index] = self.counts[from_index].saturating_sub(1);
+        if self.counts[from_index] == 0 {
+            self.occupied &= !(1 << from);
+        }
+        if from > 6 {
+            self.outside = self.outside.saturating_sub(1);
+        }
+        if to > 0 {
+            self.counts[usize::from(to - 1)] += 1;
+            self.occupied |= 1 << to;
+            if to > 6 {
+                self.outside += 1;
+            }
+        }
+    }
+}
+
+/// The points of a source mask from the highest down.
+fn descending(mut mask: u32) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        let point = 31u32.checked_sub(mask.leading_zeros())?;
+        mask &= !(1 << point);
+        u8::try_from(point).ok()
+    })
 }
 
 /// Doubles. Each die sends a checker from a point `p` to one fixed place (`p - die`, or off),
@@ -373,25 +420,41 @@ struct Doubles {
 }
 
 impl Doubles {
-    fn search(&mut self, boards: &Boards, max_from: u8, play: Play) {
-        if play.len < 4 {
-            let mut moved = false;
-            for from in (1..=max_from).rev() {
-                if let Some(to) = boards.target(from, self.die) {
+    fn search(&mut self, checkers: &Mover, max_from: u8, play: Play) {
+        let depth = usize::from(play.len);
+        let mut moved = false;
+        if depth < 3 {
+            for from in descending(checkers.sources(max_from)) {
+                if let Some(to) = checkers.target(from, self.die) {
                     moved = true;
-                    let mut next = *boards;
+                    let mut next = *checkers;
                     next.apply(from, to);
                     let mut longer = play;
-                    longer.steps[usize::from(play.len)] = (from, to);
+                    longer.steps[depth] = (from, to);
                     longer.len += 1;
                     self.search(&next, from, longer);
                 }
             }
-            if moved {
-                return;
+        } else if depth == 3 {
+            // The last step changes nothing the search needs, so it is recorded without a copy
+            // of the board or another call: most of the tree's nodes are here.
+            for from in descending(checkers.sources(max_from)) {
+                if let Some(to) = checkers.target(from, self.die) {
+                    moved = true;
+                    let mut longer = play;
+                    longer.steps[depth] = (from, to);
+                    longer.len = 4;
+                    self.record(longer);
+                }
             }
         }
-        // A leaf: sequences that stop early are kept only while nothing longer is known.
+        if !moved {
+            self.record(play);
+        }
+    }
+
+    /// Sequences that stop early are kept only while nothing longer is known.
+    fn record(&mut self, play: Play) {
         if play.len > self.best {
             self.best = play.len;
             self.plays.clear();
@@ -420,7 +483,7 @@ fn unpack(packed: u64) -> Play {
 /// Two different dice, tried in both orders. The same position can come from different step
 /// lists (13/7 7/2 and 13/8 8/2) or from both orders, so results are keyed and deduplicated.
 struct Mixed {
-    /// The opponent's blots at the start, as from [`Boards::blots`].
+    /// Bit `p` set when the opponent has a blot on the mover's point `p` at the start.
     blots: u32,
     high: u8,
     best: u8,
@@ -432,15 +495,15 @@ struct Mixed {
 }
 
 impl Mixed {
-    fn search(&mut self, boards: &Boards, dice: [u8; 2]) {
-        for from in (1..=25u8).rev() {
-            let Some(to) = boards.target(from, dice[0]) else {
+    fn search(&mut self, checkers: &Mover, dice: [u8; 2]) {
+        for from in descending(checkers.sources(25)) {
+            let Some(to) = checkers.target(from, dice[0]) else {
                 continue;
             };
-            let mut next = *boards;
+            let mut next = *checkers;
             next.apply(from, to);
             let mut second = false;
-            for from2 in (1..=25u8).rev() {
+            for from2 in descending(next.sources(25)) {
                 if let Some(to2) = next.target(from2, dice[1]) {
                     second = true;
                     if self.best < 2 {
