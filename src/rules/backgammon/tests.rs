@@ -750,6 +750,14 @@ fn cross_check_positions() -> Vec<Position> {
                 Side::White,
                 [a, b],
             ));
+            // The most 1-1 plays a hill-climbing search found (2226): singles in pairs, nothing
+            // in the way.
+            positions.push(custom(
+                &[3, 4, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 23, 24].map(|point| (point, 1)),
+                &[(25, 15)],
+                Side::White,
+                [a, b],
+            ));
             // A prime that blocks most moves.
             positions.push(custom(
                 &[(24, 2), (13, 5), (6, 5), (8, 3)],
