@@ -241,6 +241,8 @@ impl Position {
             best: 0,
             larger_single: false,
             found: Vec::new(),
+            keys: [0; TABLE],
+            slots: [0; TABLE],
         };
         mixed.search(&checkers, [high, low]);
         mixed.search(&checkers, [low, high]);
@@ -489,10 +491,16 @@ struct Mixed {
     best: u8,
     /// A single step with the larger die exists (only matters when no two steps do).
     larger_single: bool,
-    /// Result key in the high half, inverted packed play in the low half: sorting puts the
-    /// largest play first among those reaching one position.
-    found: Vec<u128>,
+    /// The largest packed play for each position reached so far.
+    found: Vec<u64>,
+    /// Open addressing from result keys (0 marks a free slot; keys never are 0) to `found`:
+    /// sorting hundreds of entries to deduplicate them cost more than generating them.
+    keys: [u64; TABLE],
+    slots: [u16; TABLE],
 }
+
+/// At most 2 × 15 × 15 = 450 two-step plays exist, so the table stays under half full.
+const TABLE: usize = 1024;
 
 impl Mixed {
     fn search(&mut self, checkers: &Mover, dice: [u8; 2]) {
@@ -508,7 +516,7 @@ impl Mixed {
                     second = true;
                     if self.best < 2 {
                         self.best = 2;
-                        self.found.clear();
+                        self.clear();
                     }
                     let (first, last) = if (from, to) >= (from2, to2) {
                         ((from, to), (from2, to2))
@@ -523,7 +531,7 @@ impl Mixed {
                 if dice[0] == self.high && !self.larger_single {
                     // The larger die can be played alone: the smaller-die singles go.
                     self.larger_single = true;
-                    self.found.clear();
+                    self.clear();
                 }
                 if dice[0] == self.high || !self.larger_single {
                     self.push((from, to), (0, 0), 1);
@@ -555,18 +563,40 @@ impl Mixed {
         let changes = u64::from_be_bytes([0, 0, 0, 0, removed[0], removed[1], added[0], added[1]]);
         let key = changes << 32 | u64::from(hits);
         let packed = pack(first, second, len);
-        self.found.push(u128::from(key) << 64 | u128::from(!packed));
+        // Fibonacci hashing: the top bits of the product mix every bit of the key.
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+        for _ in 0..TABLE {
+            slot %= TABLE;
+            if self.keys[slot] == 0 {
+                if let Ok(index) = u16::try_from(self.found.len()) {
+                    self.keys[slot] = key;
+                    self.slots[slot] = index;
+                }
+                self.found.push(packed);
+                return;
+            }
+            if self.keys[slot] == key {
+                if let Some(kept) = self.found.get_mut(usize::from(self.slots[slot])) {
+                    *kept = (*kept).max(packed);
+                }
+                return;
+            }
+            slot += 1;
+        }
+        // Unreachable with at most 450 plays; keeping the play beats losing it.
+        self.found.push(packed);
+    }
+
+    fn clear(&mut self) {
+        self.found.clear();
+        self.keys = [0; TABLE];
     }
 
     fn finish(mut self) -> Vec<Play> {
         if self.best == 0 {
             return Vec::new();
         }
-        self.found.sort_unstable();
-        self.found.dedup_by_key(|entry| *entry >> 64);
-        // The low half holds the inverted play (truncation keeps exactly that half).
-        let mut packed: Vec<u64> = self.found.iter().map(|&entry| !(entry as u64)).collect();
-        packed.sort_unstable_by(|x, y| y.cmp(x));
-        packed.into_iter().map(unpack).collect()
+        self.found.sort_unstable_by(|x, y| y.cmp(x));
+        self.found.into_iter().map(unpack).collect()
     }
 }
