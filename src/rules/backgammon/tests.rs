@@ -758,6 +758,14 @@ fn cross_check_positions() -> Vec<Position> {
                 Side::White,
                 [a, b],
             ));
+            // One checker left outside whose two-step paths end on a held point: either die
+            // alone, and the larger one must be played.
+            positions.push(custom(
+                &[(13, 1)],
+                &[(23, 2), (24, 2), (22, 2), (13, 9)],
+                Side::White,
+                [a, b],
+            ));
             // A prime that blocks most moves.
             positions.push(custom(
                 &[(24, 2), (13, 5), (6, 5), (8, 3)],
