@@ -143,7 +143,8 @@ fn backgammon(c: &mut Criterion) {
         b.iter(|| Backgammon::legal_moves(black_box(&opening)))
     });
     for (name, dice) in [
-        ("crowded 1-1", [1u8, 1u8]),
+        ("crowded 2-1", [2u8, 1u8]),
+        ("crowded 1-1", [1, 1]),
         ("crowded 2-2", [2, 2]),
         ("crowded 3-3", [3, 3]),
     ] {
@@ -157,6 +158,24 @@ fn backgammon(c: &mut Criterion) {
             &Backgammon::play(&start, &Backgammon::legal_moves(&start)[1]),
             &dice,
         );
+        group.bench_with_input(
+            BenchmarkId::new("legal_moves", name),
+            &position,
+            |b, position| b.iter(|| Backgammon::legal_moves(black_box(position))),
+        );
+    }
+    // White's fifteen checkers alone on points 5–19, Black's all behind them: nothing blocks, so
+    // each of the four moves has up to fifteen sources. 2-2 gives 1719 distinct plays, the most
+    // found among the positions tried (the crowded position above gives at most 565).
+    for (name, id) in [
+        ("spread 1-1", "d3cHAABQVVVVAQ:MIEEAAAAAAAE"),
+        ("spread 2-2", "d3cHAABQVVVVAQ:MAEJAAAAAAAE"),
+        ("spread 2-1", "d3cHAABQVVVVAQ:MAEFAAAAAAAE"),
+        // White on 3, 4, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 23 and 24, Black all on the bar:
+        // 2226 plays, the most a hill-climbing search over White's checkers found for any double.
+        ("worst 1-1", "AAAA/3+UlFJKKQ:MIEEAAAAAAAE"),
+    ] {
+        let position = Backgammon::parse_position(id, &options).expect("benchmark position");
         group.bench_with_input(
             BenchmarkId::new("legal_moves", name),
             &position,

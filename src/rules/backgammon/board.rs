@@ -204,58 +204,56 @@ impl Position {
         if stuck { 3 } else { 2 }
     }
 
-    /// The checker moves for the dice, each distinct resulting position once, in a stable order.
-    /// Empty when no die can be played.
+    /// The checker moves for the dice, each distinct resulting position once, in a stable order:
+    /// decreasing by steps, each position written with its largest step list. Empty when no die
+    /// can be played.
     pub fn plays(&self) -> Vec<Play> {
         let [high, low] = self.dice;
         if high == 0 || low == 0 {
             return Vec::new();
         }
         let mover = self.on_roll.index();
-        let mut generator = Generator {
-            best: 0,
-            found: Vec::new(),
-            first_die: 0,
-        };
-        let boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
-        let empty = Play {
-            steps: [(0, 0); 4],
-            len: 0,
-        };
+        let opp = &self.board[1 - mover];
+        let opp_count = |point: u8| opp[usize::from(24 - point)];
+        let blocked = (1..=24u8)
+            .filter(|&point| opp_count(point) >= 2)
+            .fold(0, |mask, point| mask | 1 << point);
+        let blots = (1..=24u8)
+            .filter(|&point| opp_count(point) == 1)
+            .fold(0, |mask, point| mask | 1 << point);
+        let checkers = Mover::new(&self.board[mover], blocked);
         if high == low {
-            generator.doubles(&boards, high, 25, empty);
-        } else {
-            generator.sequence(&boards, [high, low], empty);
-            generator.sequence(&boards, [low, high], empty);
+            let mut doubles = Doubles {
+                die: high,
+                best: 0,
+                plays: Vec::new(),
+            };
+            doubles.search(&checkers, 25, EMPTY_PLAY);
+            // No die can be played: the only record is the empty play.
+            if doubles.best == 0 {
+                return Vec::new();
+            }
+            return doubles.plays;
         }
-        let best = generator.best;
-        let larger_playable = best == 1 && generator.found.iter().any(|f| f.2 == 1 && f.3 == high);
-        let found: Vec<(u128, Play)> = generator
-            .found
-            .into_iter()
-            // Only one die can be played: the larger whenever it can be.
-            .filter(|f| f.2 == best && f.1.len > 0 && (!larger_playable || f.3 == high))
-            .map(|(key, play, _, _)| (key, play))
-            .collect();
-        let mut found = found;
-        found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-        found.dedup_by_key(|(key, _)| *key);
-        let mut plays: Vec<Play> = found.into_iter().map(|(_, play)| play).collect();
-        plays.sort_unstable_by(|a, b| b.cmp(a));
-        plays
+        let mut mixed = Mixed {
+            blots,
+            high,
+            best: 0,
+            larger_single: false,
+            found: Vec::new(),
+            keys: [0; TABLE],
+            slots: [0; TABLE],
+        };
+        mixed.search(&checkers, [high, low]);
+        mixed.search(&checkers, [low, high]);
+        mixed.finish()
     }
 
     /// The position after a checker move (the move must come from [`Position::plays`]).
     pub fn after_play(&self, play: &Play) -> Position {
         let mut next = *self;
         let mover = self.on_roll.index();
-        let mut boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
+        let mut boards = Boards::new(self.board[mover], self.board[1 - mover]);
         for &(from, to) in play.steps() {
             boards.apply(from, to);
         }
@@ -280,10 +278,7 @@ impl Position {
     /// The mover's board after a play, for resolving written moves.
     pub fn mover_after(&self, play: &Play) -> [u8; 25] {
         let mover = self.on_roll.index();
-        let mut boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
+        let mut boards = Boards::new(self.board[mover], self.board[1 - mover]);
         for &(from, to) in play.steps() {
             boards.apply(from, to);
         }
@@ -293,10 +288,7 @@ impl Position {
     /// The mover's points (1–24) on which the play hits.
     pub fn hits(&self, play: &Play) -> u32 {
         let mover = self.on_roll.index();
-        let mut boards = Boards {
-            me: self.board[mover],
-            opp: self.board[1 - mover],
-        };
+        let mut boards = Boards::new(self.board[mover], self.board[1 - mover]);
         let mut hits = 0u32;
         for &(from, to) in play.steps() {
             if to > 0 && boards.opp[usize::from(24 - to)] == 1 {
@@ -308,6 +300,11 @@ impl Position {
     }
 }
 
+const EMPTY_PLAY: Play = Play {
+    steps: [(0, 0); 4],
+    len: 0,
+};
+
 #[derive(Clone, Copy)]
 struct Boards {
     me: [u8; 25],
@@ -315,25 +312,8 @@ struct Boards {
 }
 
 impl Boards {
-    /// The destination of a step with `die` from `from` (1–25), if the step is legal.
-    fn target(&self, from: u8, die: u8) -> Option<u8> {
-        let from_index = usize::from(from - 1);
-        if self.me[from_index] == 0 || (self.me[BAR] > 0 && from != 25) {
-            return None;
-        }
-        if from > die {
-            let to = from - die;
-            return (self.opp[usize::from(24 - to)] < 2).then_some(to);
-        }
-        // Bearing off: everything home first.
-        if self.me[6..25].iter().any(|&n| n > 0) {
-            return None;
-        }
-        if from == die || self.me[from_index + 1..6].iter().all(|&n| n == 0) {
-            Some(0)
-        } else {
-            None
-        }
+    fn new(me: [u8; 25], opp: [u8; 25]) -> Boards {
+        Boards { me, opp }
     }
 
     fn apply(&mut self, from: u8, to: u8) {
@@ -348,94 +328,275 @@ impl Boards {
             }
         }
     }
+}
 
-    /// A compact key of both boards: distinct positions give distinct keys (gnubg's own
-    /// 80-bit position key).
-    fn key(&self) -> u128 {
-        let mut key = 0u128;
-        let mut bit = 0u32;
-        for side in [&self.me, &self.opp] {
-            for &n in side.iter() {
-                for _ in 0..n {
-                    if bit < 128 {
-                        key |= 1 << bit;
-                    }
-                    bit += 1;
-                }
-                bit += 1;
+/// Points 1–6, as bits of a point mask.
+const HOME: u32 = 0b111_1110;
+
+/// The mover's checkers, all the move search needs: hitting never changes what the mover may
+/// play next, and the opponent's points (`blocked`) cannot change during the turn.
+#[derive(Clone, Copy)]
+struct Mover {
+    /// Index `p - 1` for point `p`, as in [`Position`]'s boards.
+    counts: [u8; 25],
+    /// Bit `p` set when point `p` (25 the bar) holds a checker: the search visits only these.
+    occupied: u32,
+    /// Checkers outside the home board (bar included): bearing off needs none.
+    outside: u8,
+    /// Bit `p` set when the opponent holds the mover's point `p` with two or more.
+    blocked: u32,
+}
+
+impl Mover {
+    fn new(counts: &[u8; 25], blocked: u32) -> Mover {
+        let occupied = (1..=25u8)
+            .filter(|&point| counts[usize::from(point - 1)] > 0)
+            .fold(0, |mask, point| mask | 1 << point);
+        Mover {
+            counts: *counts,
+            occupied,
+            outside: counts[6..25].iter().sum(),
+            blocked,
+        }
+    }
+
+    /// The points a checker may leave from, up to `max_from`: the bar alone while it holds any.
+    fn sources(&self, max_from: u8) -> u32 {
+        let up_to = (2u32 << max_from) - 1;
+        let bar = 1 << 25;
+        if self.occupied & bar != 0 {
+            self.occupied & bar & up_to
+        } else {
+            self.occupied & up_to
+        }
+    }
+
+    /// The destination of a step with `die` from an occupied source, if the step is legal.
+    fn target(&self, from: u8, die: u8) -> Option<u8> {
+        if from > die {
+            let to = from - die;
+            return (self.blocked & (1 << to) == 0).then_some(to);
+        }
+        // Bearing off: everything home first, and a larger die only from the highest point.
+        let higher = HOME & !((2u32 << from) - 1);
+        (self.outside == 0 && (from == die || self.occupied & higher == 0)).then_some(0)
+    }
+
+    fn apply(&mut self, from: u8, to: u8) {
+        let from_index = usize::from(from - 1);
+        self.counts[from_index] = self.counts[from_index].saturating_sub(1);
+        if self.counts[from_index] == 0 {
+            self.occupied &= !(1 << from);
+        }
+        if from > 6 {
+            self.outside = self.outside.saturating_sub(1);
+        }
+        if to > 0 {
+            self.counts[usize::from(to - 1)] += 1;
+            self.occupied |= 1 << to;
+            if to > 6 {
+                self.outside += 1;
             }
         }
-        key
     }
 }
 
-struct Generator {
+/// The points of a source mask from the highest down.
+fn descending(mut mask: u32) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        let point = 31u32.checked_sub(mask.leading_zeros())?;
+        mask &= !(1 << point);
+        u8::try_from(point).ok()
+    })
+}
+
+/// Doubles. Each die sends a checker from a point `p` to one fixed place (`p - die`, or off),
+/// so a play's resulting position determines its multiset of steps and distinct multisets never
+/// collide: trying sources in non-increasing order reaches every multiset exactly once, with its
+/// steps already sorted, and in decreasing play order. No key, dedup or sort is needed.
+struct Doubles {
+    die: u8,
     best: u8,
-    /// Key, play, dice used, and the die of the first step (for the larger-die rule).
-    found: Vec<(u128, Play, u8, u8)>,
-    first_die: u8,
+    /// The plays using `best` dice, in decreasing order.
+    plays: Vec<Play>,
 }
 
-impl Generator {
-    fn record(&mut self, boards: &Boards, play: Play) {
-        if play.len >= self.best {
-            self.best = play.len;
-            let mut sorted = play;
-            let len = usize::from(play.len);
-            sorted.steps[..len].sort_unstable_by(|a, b| b.cmp(a));
-            self.found
-                .push((boards.key(), sorted, play.len, self.first_die));
-        }
-    }
-
-    /// Two different dice in the given order.
-    fn sequence(&mut self, boards: &Boards, dice: [u8; 2], play: Play) {
+impl Doubles {
+    fn search(&mut self, checkers: &Mover, max_from: u8, play: Play) {
         let depth = usize::from(play.len);
-        let Some(&die) = dice.get(depth) else {
-            self.record(boards, play);
-            return;
-        };
         let mut moved = false;
-        for from in (1..=25u8).rev() {
-            if let Some(to) = boards.target(from, die) {
-                moved = true;
-                if depth == 0 {
-                    self.first_die = die;
+        if depth < 3 {
+            for from in descending(checkers.sources(max_from)) {
+                if let Some(to) = checkers.target(from, self.die) {
+                    moved = true;
+                    let mut next = *checkers;
+                    next.apply(from, to);
+                    let mut longer = play;
+                    longer.steps[depth] = (from, to);
+                    longer.len += 1;
+                    self.search(&next, from, longer);
                 }
-                let mut next = *boards;
-                next.apply(from, to);
-                let mut play = play;
-                play.steps[depth] = (from, to);
-                play.len += 1;
-                self.sequence(&next, dice, play);
+            }
+        } else if depth == 3 {
+            // The last step changes nothing the search needs, so it is recorded without a copy
+            // of the board or another call: most of the tree's nodes are here.
+            for from in descending(checkers.sources(max_from)) {
+                if let Some(to) = checkers.target(from, self.die) {
+                    moved = true;
+                    let mut longer = play;
+                    longer.steps[depth] = (from, to);
+                    longer.len = 4;
+                    self.record(longer);
+                }
             }
         }
         if !moved {
-            self.record(boards, play);
+            self.record(play);
         }
     }
 
-    /// Four moves of one number; sources never increase, which reaches every distinct result
-    /// once per multiset of steps instead of once per ordering.
-    fn doubles(&mut self, boards: &Boards, die: u8, max_from: u8, play: Play) {
-        if play.len == 4 {
-            self.record(boards, play);
-            return;
+    /// Sequences that stop early are kept only while nothing longer is known.
+    fn record(&mut self, play: Play) {
+        if play.len > self.best {
+            self.best = play.len;
+            self.plays.clear();
         }
-        let mut moved = false;
-        for from in (1..=max_from).rev() {
-            if let Some(to) = boards.target(from, die) {
-                moved = true;
-                let mut next = *boards;
-                next.apply(from, to);
-                let mut play = play;
-                play.steps[usize::from(play.len)] = (from, to);
-                play.len += 1;
-                self.doubles(&next, die, from, play);
+        if play.len == self.best {
+            self.plays.push(play);
+        }
+    }
+}
+
+/// A one- or two-step play of different dice packed so that integer order is [`Play`]'s order:
+/// the first step in the top bytes, the length in the lowest.
+fn pack(first: Step, second: Step, len: u8) -> u64 {
+    let bytes = [0, 0, 0, first.0, first.1, second.0, second.1, len];
+    u64::from_be_bytes(bytes)
+}
+
+fn unpack(packed: u64) -> Play {
+    let [_, _, _, a, b, c, d, len] = packed.to_be_bytes();
+    Play {
+        steps: [(a, b), (c, d), (0, 0), (0, 0)],
+        len,
+    }
+}
+
+/// Two different dice, tried in both orders. The same position can come from different step
+/// lists (13/7 7/2 and 13/8 8/2) or from both orders, so results are keyed and deduplicated.
+struct Mixed {
+    /// Bit `p` set when the opponent has a blot on the mover's point `p` at the start.
+    blots: u32,
+    high: u8,
+    best: u8,
+    /// A single step with the larger die exists (only matters when no two steps do).
+    larger_single: bool,
+    /// The largest packed play for each position reached so far.
+    found: Vec<u64>,
+    /// Open addressing from result keys (0 marks a free slot; keys never are 0) to `found`:
+    /// sorting hundreds of entries to deduplicate them cost more than generating them.
+    keys: [u64; TABLE],
+    slots: [u16; TABLE],
+}
+
+/// At most 2 × 15 × 15 = 450 two-step plays exist, so the table stays under half full.
+const TABLE: usize = 1024;
+
+impl Mixed {
+    fn search(&mut self, checkers: &Mover, dice: [u8; 2]) {
+        for from in descending(checkers.sources(25)) {
+            let Some(to) = checkers.target(from, dice[0]) else {
+                continue;
+            };
+            let mut next = *checkers;
+            next.apply(from, to);
+            let mut second = false;
+            for from2 in descending(next.sources(25)) {
+                if let Some(to2) = next.target(from2, dice[1]) {
+                    second = true;
+                    if self.best < 2 {
+                        self.best = 2;
+                        self.clear();
+                    }
+                    let (first, last) = if (from, to) >= (from2, to2) {
+                        ((from, to), (from2, to2))
+                    } else {
+                        ((from2, to2), (from, to))
+                    };
+                    self.push(first, last, 2);
+                }
+            }
+            if !second && self.best < 2 {
+                self.best = 1;
+                if dice[0] == self.high && !self.larger_single {
+                    // The larger die can be played alone: the smaller-die singles go.
+                    self.larger_single = true;
+                    self.clear();
+                }
+                if dice[0] == self.high || !self.larger_single {
+                    self.push((from, to), (0, 0), 1);
+                }
             }
         }
-        if !moved {
-            self.record(boards, play);
+    }
+
+    /// Keys the position a play reaches by what it changes: the mover's emptied and filled
+    /// places once a checker's intermediate point cancels, and the blots it lands on.
+    fn push(&mut self, first: Step, second: Step, len: u8) {
+        let ((a, b), (c, d)) = (first, second);
+        let lands = |point: u8| {
+            if point > 0 {
+                self.blots & (1 << point)
+            } else {
+                0
+            }
+        };
+        let hits = lands(b) | if len == 2 { lands(d) } else { 0 };
+        // 31 marks an unused slot; 0 is off and 25 the bar.
+        let (removed, added) = if len == 1 {
+            ([a, 31], [b, 31])
+        } else if b == c && b > 0 {
+            ([a, 31], [d, 31])
+        } else {
+            ([a, c], [b.max(d), b.min(d)])
+        };
+        let changes = u64::from_be_bytes([0, 0, 0, 0, removed[0], removed[1], added[0], added[1]]);
+        let key = changes << 32 | u64::from(hits);
+        let packed = pack(first, second, len);
+        // Fibonacci hashing: the top bits of the product mix every bit of the key.
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize;
+        for _ in 0..TABLE {
+            slot %= TABLE;
+            if self.keys[slot] == 0 {
+                if let Ok(index) = u16::try_from(self.found.len()) {
+                    self.keys[slot] = key;
+                    self.slots[slot] = index;
+                }
+                self.found.push(packed);
+                return;
+            }
+            if self.keys[slot] == key {
+                if let Some(kept) = self.found.get_mut(usize::from(self.slots[slot])) {
+                    *kept = (*kept).max(packed);
+                }
+                return;
+            }
+            slot += 1;
         }
+        // Unreachable with at most 450 plays; keeping the play beats losing it.
+        self.found.push(packed);
+    }
+
+    fn clear(&mut self) {
+        self.found.clear();
+        self.keys = [0; TABLE];
+    }
+
+    fn finish(mut self) -> Vec<Play> {
+        if self.best == 0 {
+            return Vec::new();
+        }
+        self.found.sort_unstable_by(|x, y| y.cmp(x));
+        self.found.into_iter().map(unpack).collect()
     }
 }

@@ -575,3 +575,232 @@ fn games_end() {
         }
     }
 }
+
+// ---- cross-check of the fast move generator against a slow, obviously correct one ----
+
+/// A step's destination under the rules as written, from the mover's view (`me`, `opp` as in
+/// the position's board arrays): independent of the fast generator's own checks.
+fn reference_target(me: &[u8; 25], opp: &[u8; 25], from: u8, die: u8) -> Option<u8> {
+    let from_index = usize::from(from) - 1;
+    if me[from_index] == 0 {
+        return None;
+    }
+    if me[24] > 0 && from != 25 {
+        return None;
+    }
+    if from > die {
+        let to = from - die;
+        if opp[usize::from(24 - to)] >= 2 {
+            return None;
+        }
+        return Some(to);
+    }
+    let all_home = (7..=25).all(|p: usize| me[p - 1] == 0);
+    if !all_home {
+        return None;
+    }
+    if from == die {
+        return Some(0);
+    }
+    let higher_empty = (usize::from(from) + 1..=6).all(|p| me[p - 1] == 0);
+    higher_empty.then_some(0)
+}
+
+fn reference_apply(me: &mut [u8; 25], opp: &mut [u8; 25], from: u8, to: u8) {
+    me[usize::from(from) - 1] -= 1;
+    if to > 0 {
+        me[usize::from(to) - 1] += 1;
+        let hit = usize::from(24 - to);
+        if opp[hit] == 1 {
+            opp[hit] = 0;
+            opp[24] += 1;
+        }
+    }
+}
+
+/// A legal sequence of steps, the dice it used in order, and the boards it leads to.
+type Sequence = (Vec<(u8, u8)>, Vec<u8>, [u8; 25], [u8; 25]);
+
+/// Every legal sequence of steps (of any length, each die order), with the dice it used.
+fn reference_sequences(
+    me: [u8; 25],
+    opp: [u8; 25],
+    dice: &[u8],
+    steps: &mut Vec<(u8, u8)>,
+    used: &mut Vec<u8>,
+    out: &mut Vec<Sequence>,
+) {
+    out.push((steps.clone(), used.clone(), me, opp));
+    for i in 0..dice.len() {
+        let die = dice[i];
+        let mut rest = dice.to_vec();
+        rest.remove(i);
+        for from in 1..=25u8 {
+            if let Some(to) = reference_target(&me, &opp, from, die) {
+                let (mut me2, mut opp2) = (me, opp);
+                reference_apply(&mut me2, &mut opp2, from, to);
+                steps.push((from, to));
+                used.push(die);
+                reference_sequences(me2, opp2, &rest, steps, used, out);
+                steps.pop();
+                used.pop();
+            }
+        }
+    }
+}
+
+/// The legal plays: as many dice as possible, the larger die when only one can be played, one
+/// play per resulting position (the largest step list, steps sorted by decreasing source), in
+/// decreasing order.
+fn reference_plays(position: &Position) -> Vec<Play> {
+    let [high, low] = position.dice;
+    if high == 0 {
+        return Vec::new();
+    }
+    let dice: Vec<u8> = if high == low {
+        vec![high; 4]
+    } else {
+        vec![high, low]
+    };
+    let mover = position.on_roll.index();
+    let mut all = Vec::new();
+    reference_sequences(
+        position.board[mover],
+        position.board[1 - mover],
+        &dice,
+        &mut Vec::new(),
+        &mut Vec::new(),
+        &mut all,
+    );
+    let most = all.iter().map(|s| s.0.len()).max().unwrap_or(0);
+    if most == 0 {
+        return Vec::new();
+    }
+    let larger_playable = most == 1 && all.iter().any(|s| s.1 == [high]);
+    let mut by_result: std::collections::HashMap<([u8; 25], [u8; 25]), Play> =
+        std::collections::HashMap::new();
+    for (steps, used, me, opp) in all {
+        if steps.len() != most || (larger_playable && used != [high]) {
+            continue;
+        }
+        let mut sorted = steps.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let mut play = Play {
+            steps: [(0, 0); 4],
+            len: u8::try_from(sorted.len()).unwrap(),
+        };
+        play.steps[..sorted.len()].copy_from_slice(&sorted);
+        let entry = by_result.entry((me, opp)).or_insert(play);
+        if play > *entry {
+            *entry = play;
+        }
+    }
+    let mut plays: Vec<Play> = by_result.into_values().collect();
+    plays.sort_unstable_by(|a, b| b.cmp(a));
+    plays
+}
+
+fn assert_same_plays(position: &Position) {
+    let fast = position.plays();
+    let slow = reference_plays(position);
+    let text = format(position);
+    assert_eq!(fast, slow, "plays differ in {text}");
+    let written = |plays: &[Play]| -> Vec<String> {
+        plays
+            .iter()
+            .map(|play| notation::format_play(position, play))
+            .collect()
+    };
+    assert_eq!(written(&fast), written(&slow), "notation differs in {text}");
+}
+
+/// The benchmark's crowded position, and others chosen for bar entry, blocks and bear-off.
+fn cross_check_positions() -> Vec<Position> {
+    let crowded = parse("XGID=-aBBAAaAAaaAbaaAaAaAaAbbB-:0:0:-1:00:0:0:0:0:10");
+    let crowded = Backgammon::play(&crowded, &Backgammon::legal_moves(&crowded)[1]);
+    let mut positions = Vec::new();
+    for a in 1..=6u8 {
+        for b in 1..=a {
+            positions.push(Backgammon::apply_roll(&crowded, &[a, b]));
+            positions.push(Backgammon::start_with_opening(&MONEY, a, b));
+            // Two on the bar against a five-point board with a blot.
+            positions.push(custom(
+                &[(25, 2), (13, 5), (8, 3), (6, 5)],
+                &[(1, 1), (2, 2), (3, 2), (4, 2), (6, 2), (13, 6)],
+                Side::White,
+                [a, b],
+            ));
+            // Bear-off with gaps, and with a checker still outside.
+            positions.push(custom(
+                &[(6, 2), (4, 3), (2, 1), (1, 2)],
+                &[(24, 2), (13, 5)],
+                Side::Black,
+                [a, b],
+            ));
+            positions.push(custom(
+                &[(9, 1), (5, 3), (3, 2)],
+                &[(24, 1), (20, 2), (1, 3)],
+                Side::White,
+                [a, b],
+            ));
+            // The benchmark's worst case: fifteen single checkers on 5–19, nothing in the way.
+            positions.push(custom(
+                &(5..=19).map(|point| (point, 1)).collect::<Vec<_>>(),
+                &[(1, 3), (2, 3), (3, 3), (4, 3), (5, 3)],
+                Side::White,
+                [a, b],
+            ));
+            // The most 1-1 plays a hill-climbing search found (2226): singles in pairs, nothing
+            // in the way.
+            positions.push(custom(
+                &[3, 4, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 23, 24].map(|point| (point, 1)),
+                &[(25, 15)],
+                Side::White,
+                [a, b],
+            ));
+            // One checker left outside whose two-step paths end on a held point: either die
+            // alone, and the larger one must be played.
+            positions.push(custom(
+                &[(13, 1)],
+                &[(23, 2), (24, 2), (22, 2), (13, 9)],
+                Side::White,
+                [a, b],
+            ));
+            // A prime that blocks most moves.
+            positions.push(custom(
+                &[(24, 2), (13, 5), (6, 5), (8, 3)],
+                &[(7, 2), (8, 2), (9, 2), (10, 2), (11, 2), (12, 2), (6, 3)],
+                Side::White,
+                [a, b],
+            ));
+        }
+    }
+    positions
+}
+
+#[test]
+fn the_fast_generator_matches_the_reference_on_fixed_positions() {
+    for position in cross_check_positions() {
+        assert_same_plays(&position);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn the_fast_generator_matches_the_reference(
+        seed in proptest::collection::vec(any::<u8>(), 0..600),
+        dice in (1..=6u8, 1..=6u8),
+    ) {
+        for (i, position) in random_game(seed).into_iter().enumerate() {
+            if position.phase() == Phase::Checkers {
+                assert_same_plays(&position);
+            } else if Backgammon::roll_due(&position).is_some() && i % 5 == 0 {
+                // Extra rolls, doubles among them, on the positions the game passed through.
+                assert_same_plays(&Backgammon::apply_roll(&position, &[dice.0, dice.0]));
+                assert_same_plays(&Backgammon::apply_roll(&position, &[dice.0, dice.1]));
+            }
+        }
+    }
+}
