@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Bits, DARK, DIAGONAL, Dir, Draughts, EVERY_DIR, Jumps, LIGHT, Move, ORTHOGONAL, bit, indices,
-    line, neighbour, shift, sort_moves, square,
+    line, shift, sort_moves, square,
 };
 use crate::rules::notation;
 use crate::rules::{EndReason, Game, MoveError, Outcome, PositionError, Side};
@@ -187,18 +187,12 @@ impl Position {
         let empty = !self.occupied();
         let mut moves = Vec::new();
         for piece in Piece::ALL {
-            let own = self.board(self.side, piece);
-            for &dir in piece.step_dirs() {
-                let back = Dir {
-                    dc: -dir.dc,
-                    dr: -dir.dr,
-                };
-                for to in indices(shift(own, dir) & empty) {
-                    if let Some(from) = neighbour(to, back) {
-                        moves.push(Move::step(from, to));
-                    }
-                }
-            }
+            super::push_steps(
+                self.board(self.side, piece),
+                empty,
+                piece.step_dirs(),
+                &mut moves,
+            );
         }
         moves
     }

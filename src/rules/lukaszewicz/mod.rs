@@ -86,6 +86,16 @@ pub struct Dir {
     pub dr: i8,
 }
 
+impl Dir {
+    /// The opposite direction.
+    pub fn reverse(self) -> Dir {
+        Dir {
+            dc: -self.dc,
+            dr: -self.dr,
+        }
+    }
+}
+
 pub const UP: Dir = Dir { dc: 0, dr: 1 };
 pub const RIGHT: Dir = Dir { dc: 1, dr: 0 };
 pub const DOWN: Dir = Dir { dc: 0, dr: -1 };
@@ -175,6 +185,17 @@ pub fn is_dark(index: u8) -> bool {
 }
 
 /// The squares of a set in ascending (canonical) order.
+/// Adds every one-square step of the pieces `from` in the directions `dirs` onto an empty square.
+pub fn push_steps(from: Bits, empty: Bits, dirs: &[Dir], moves: &mut Vec<Move>) {
+    for &dir in dirs {
+        for to in indices(shift(from, dir) & empty) {
+            if let Some(start) = neighbour(to, dir.reverse()) {
+                moves.push(Move::step(start, to));
+            }
+        }
+    }
+}
+
 pub fn indices(mut bits: Bits) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {
         (bits != 0).then(|| {

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Bits, DIAGONAL, Dir, Draughts, LEFT, Move, RIGHT, bit, goal_row, indices, line, neighbour,
-    shift, sort_moves, square,
+    Bits, DIAGONAL, Dir, Draughts, LEFT, Move, RIGHT, bit, goal_row, indices, line, shift,
+    sort_moves, square,
 };
 use crate::rules::notation::{self};
 use crate::rules::{EndReason, Game, MoveError, Outcome, PositionError, Side};
@@ -87,20 +87,13 @@ impl Position {
     }
 
     fn steps(&self) -> Vec<Move> {
-        let side = self.side;
-        let empty = !self.occupied();
         let mut moves = Vec::new();
-        for dir in Self::step_dirs(side) {
-            let back = Dir {
-                dc: -dir.dc,
-                dr: -dir.dr,
-            };
-            for to in indices(shift(self.pieces(side), dir) & empty) {
-                if let Some(from) = neighbour(to, back) {
-                    moves.push(Move::step(from, to));
-                }
-            }
-        }
+        super::push_steps(
+            self.pieces(self.side),
+            !self.occupied(),
+            &Self::step_dirs(self.side),
+            &mut moves,
+        );
         moves
     }
 

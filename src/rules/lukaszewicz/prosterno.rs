@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     Bits, DARK, DIAGONAL, LIGHT, Move, ORTHOGONAL, bit, goal_row, indices, line, neighbour,
-    read_squares, resolve, row_bits, shift, sort_moves, square,
+    read_squares, resolve, row_bits, sort_moves, square,
 };
 use crate::rules::notation;
 use crate::rules::{EndReason, Game, MoveError, Outcome, PositionError, Side};
@@ -110,20 +110,13 @@ impl Position {
         if self.decided().is_some() {
             return Vec::new();
         }
-        let own = self.pieces(self.side);
-        let empty = !self.occupied();
         let mut moves = Vec::new();
-        for dir in DIAGONAL {
-            let back = super::Dir {
-                dc: -dir.dc,
-                dr: -dir.dr,
-            };
-            for to in indices(shift(own, dir) & empty) {
-                if let Some(from) = neighbour(to, back) {
-                    moves.push(Move::step(from, to));
-                }
-            }
-        }
+        super::push_steps(
+            self.pieces(self.side),
+            !self.occupied(),
+            &DIAGONAL,
+            &mut moves,
+        );
         sort_moves(&mut moves);
         moves
     }
