@@ -659,6 +659,9 @@ pub fn read_token(body: &str, kinds: &[char], game: &str) -> Result<(u8, Option<
 }
 
 #[cfg(test)]
+mod test_support;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

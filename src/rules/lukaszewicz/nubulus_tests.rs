@@ -2,6 +2,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::rules::GameKind;
+use crate::rules::lukaszewicz::test_support::{self, MOVE_LIMIT};
 use crate::rules::lukaszewicz::{COLS, ROWS};
 
 const OPTIONS: NubulusOptions = NubulusOptions {};
@@ -556,33 +557,13 @@ fn the_naive_reading_agrees_on_the_hand_made_positions() {
 
 // ---- properties ----
 
-/// The longest random game the properties play before they stop it.
-const MOVE_LIMIT: usize = 300;
-
 /// Plays a random game, each move chosen by the next number; stops at the end or at the limit.
 fn random_game(choices: &[usize]) -> (Vec<(Position, Move)>, Position) {
-    let mut position = start();
-    let mut game = Vec::new();
-    for &choice in choices.iter().cycle().take(MOVE_LIMIT) {
-        let moves = Nubulus::legal_moves(&position);
-        if moves.is_empty() {
-            break;
-        }
-        let mv = moves[choice % moves.len()];
-        game.push((position, mv));
-        position = Nubulus::play(&position, &mv);
-    }
-    (game, position)
+    test_support::random_game::<Nubulus>(start(), choices)
 }
 
 fn near_miss_position() -> impl Strategy<Value = String> {
-    let token = prop_oneof![
-        "[wbWBx]",
-        "\\(?[A-Ja-j][0-9]{1,2}[KkFfBb]?\\)?",
-        "; ?[a-z]{0,4} ?= ?[A-Ja-j]?[0-9]{0,2}",
-        "[;=()]",
-    ];
-    prop::collection::vec(token, 0..30).prop_map(|tokens| tokens.join(" "))
+    test_support::near_miss_position(30)
 }
 
 proptest! {
@@ -673,28 +654,10 @@ proptest! {
 /// checked on every run (the property tests above draw new games each time).
 #[test]
 fn random_games_end_or_hit_the_limit() {
-    let games = 200;
-    let mut stopped = 0;
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    for _ in 0..games {
-        let choices: Vec<usize> = (0..MOVE_LIMIT)
-            .map(|_| {
-                // xorshift64: a fixed, dependency-free stream of choices.
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as usize
-            })
-            .collect();
-        let (game, end) = random_game(&choices);
-        if Nubulus::outcome(&end).is_none() {
-            assert_eq!(game.len(), MOVE_LIMIT);
-            stopped += 1;
-        }
-    }
+    let stopped = test_support::stopped_by_limit::<Nubulus>(&start());
     assert_eq!(
         stopped, STOPPED_BY_LIMIT,
-        "{stopped} of {games} random games hit the limit of {MOVE_LIMIT} moves"
+        "{stopped} of 200 random games hit the limit of {MOVE_LIMIT} moves"
     );
 }
 

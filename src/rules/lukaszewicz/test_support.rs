@@ -1,0 +1,66 @@
+//! Test scaffolding shared by the three games' tests: random games and near-miss position text.
+
+use proptest::prelude::*;
+
+use crate::rules::Game;
+
+/// How many moves a random game may last before the tests stop it.
+pub const MOVE_LIMIT: usize = 300;
+
+/// A random game: every (position, move) played, and the position it ended in.
+pub type RandomGame<G> = (
+    Vec<(<G as Game>::Position, <G as Game>::Move)>,
+    <G as Game>::Position,
+);
+
+/// Plays from `start`, each move chosen by the next of `choices` (cycled), until the game ends or
+/// reaches [`MOVE_LIMIT`]; returns every (position, move) played and the last position.
+pub fn random_game<G: Game>(start: G::Position, choices: &[usize]) -> RandomGame<G> {
+    let mut position = start;
+    let mut game = Vec::new();
+    for &choice in choices.iter().cycle().take(MOVE_LIMIT) {
+        let moves = G::legal_moves(&position);
+        if moves.is_empty() {
+            break;
+        }
+        let mv = moves[choice % moves.len()].clone();
+        let next = G::play(&position, &mv);
+        game.push((position, mv));
+        position = next;
+    }
+    (game, position)
+}
+
+/// How many of 200 random games from `start` the move limit stops. The choices come from a fixed
+/// xorshift64 stream, so the count is the same on every run and the tests can pin it.
+pub fn stopped_by_limit<G: Game>(start: &G::Position) -> usize {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut stopped = 0;
+    for _ in 0..200 {
+        let choices: Vec<usize> = (0..MOVE_LIMIT)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as usize
+            })
+            .collect();
+        let (game, end) = random_game::<G>(start.clone(), &choices);
+        if G::outcome(&end).is_none() {
+            assert_eq!(game.len(), MOVE_LIMIT);
+            stopped += 1;
+        }
+    }
+    stopped
+}
+
+/// Text that looks almost like a position string of these games: up to `max_tokens` tokens.
+pub fn near_miss_position(max_tokens: usize) -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        "[wbWBx]",
+        "\\(?[A-Ja-j][0-9]{1,2}[KkFfBb]?\\)?",
+        "; ?[a-z]{0,4} ?= ?[A-Ja-j]?[0-9]{0,2}",
+        "[;=()]",
+    ];
+    prop::collection::vec(token, 0..max_tokens).prop_map(|tokens| tokens.join(" "))
+}
