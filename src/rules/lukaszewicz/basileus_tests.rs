@@ -615,11 +615,7 @@ proptest! {
     fn mutated_positions_never_panic(choices in prop::collection::vec(any::<usize>(), 1..40), cut in any::<usize>(), insert in "\\PC{0,3}") {
         let (_, end) = random_game(&choices);
         let text = Basileus::format_position(&end);
-        let mut at = cut % (text.len() + 1);
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
-        let mutated = format!("{}{insert}{}", &text[..at], &text[at..]);
+        let mutated = test_support::insert_at(&text, cut, &insert);
         if let Ok(position) = Basileus::parse_position(&mutated, &OPTIONS) {
             let _ = Basileus::outcome(&position);
             for mv in Basileus::legal_moves(&position) {

@@ -64,3 +64,13 @@ pub fn near_miss_position(max_tokens: usize) -> impl Strategy<Value = String> {
     ];
     prop::collection::vec(token, 0..max_tokens).prop_map(|tokens| tokens.join(" "))
 }
+
+/// `text` with `insert` put in at byte `cut` (taken modulo the length, moved back to a character
+/// boundary): a valid string damaged in one place.
+pub fn insert_at(text: &str, cut: usize, insert: &str) -> String {
+    let mut at = cut % (text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    format!("{}{insert}{}", &text[..at], &text[at..])
+}
