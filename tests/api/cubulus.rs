@@ -21,13 +21,7 @@ async fn a_whole_cubulus_game_to_mate() {
         let player = if ply % 2 == 0 { &alice } else { &bob };
         // Sent without the check marks and in lower case: the server writes them itself.
         let written = mv.trim_end_matches(['+', '#']).to_lowercase();
-        let response = app
-            .post(
-                &format!("/api/v1/games/{game}/moves"),
-                Some(&player.token),
-                json!({"move": written, "ply": ply}),
-            )
-            .await;
+        let response = app.play_at(&game, player, &written, ply as u64).await;
         assert_eq!(
             response.status,
             StatusCode::CREATED,

@@ -34,13 +34,7 @@ async fn a_whole_cheversi_game_ends_with_the_right_score() {
         let player = if ply % 2 == 0 { &alice } else { &bob };
         // Written loosely on purpose: the server stores the canonical form.
         let written = mv.to_lowercase();
-        let response = app
-            .post(
-                &format!("/api/v1/games/{game}/moves"),
-                Some(&player.token),
-                json!({"move": written, "ply": ply}),
-            )
-            .await;
+        let response = app.play_at(&game, player, &written, ply as u64).await;
         assert_eq!(
             response.status,
             StatusCode::CREATED,

@@ -280,6 +280,22 @@ impl TestApp {
         .await
     }
 
+    /// A move sent with the ply the player believes the game is at.
+    pub async fn play_at(
+        &self,
+        game_id: &str,
+        user: &TestUser,
+        mv: &str,
+        ply: u64,
+    ) -> TestResponse {
+        self.post(
+            &format!("/api/v1/games/{game_id}/moves"),
+            Some(&user.token),
+            json!({"move": mv, "ply": ply}),
+        )
+        .await
+    }
+
     pub async fn game(&self, game_id: &str) -> Value {
         let game = self.get(&format!("/api/v1/games/{game_id}"), None).await;
         assert_eq!(game.status, StatusCode::OK, "{}", game.body);

@@ -77,13 +77,7 @@ async fn a_whole_suluc_game_with_server_dice_that_anyone_can_check() {
         };
         let choice = state["legal_moves"][0].as_str().unwrap().to_owned();
         let ply = state["ply"].as_u64().unwrap();
-        let played = app
-            .post(
-                &format!("/api/v1/games/{game}/moves"),
-                Some(&mover.token),
-                json!({"move": choice, "ply": ply}),
-            )
-            .await;
+        let played = app.play_at(&game, mover, &choice, ply).await;
         assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
         if plies == 0 {
             let rolls_before = app
@@ -93,13 +87,7 @@ async fn a_whole_suluc_game_with_server_dice_that_anyone_can_check() {
                 .as_array()
                 .unwrap()
                 .len();
-            let retried = app
-                .post(
-                    &format!("/api/v1/games/{game}/moves"),
-                    Some(&mover.token),
-                    json!({"move": choice, "ply": ply}),
-                )
-                .await;
+            let retried = app.play_at(&game, mover, &choice, ply).await;
             assert_eq!(retried.header("idempotent-replayed"), Some("true"));
             let rolls_after = app
                 .get(&format!("/api/v1/games/{game}/dice"), None)
