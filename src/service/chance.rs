@@ -104,6 +104,11 @@ impl Chance {
                 game.position = analysis.position.clone();
                 continue;
             }
+            // Only the dice can leave a player without a move; sparing the other games this
+            // second move generation keeps their move path lean.
+            if game.dice_seed.is_none() {
+                break;
+            }
             let legal = engine
                 .legal_moves(&analysis.position, options)
                 .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
