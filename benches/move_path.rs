@@ -152,6 +152,7 @@ async fn bare_move(
                     notation: text,
                     position: game.position,
                     created_at: now,
+                    automatic: 0,
                 })
                 .execute(conn)?;
             Ok(game.ply + 1)

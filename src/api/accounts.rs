@@ -7,7 +7,7 @@ use super::Text;
 use super::views::{AccountView, PublicUserView, TokenView};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
-use crate::service::accounts;
+use crate::service::accounts::{self, AccountChanges};
 use crate::startup::AppState;
 
 #[derive(Deserialize)]
@@ -80,6 +80,7 @@ pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpRespon
 pub struct UpdateMeBody {
     username: Option<Text>,
     email: Option<Text>,
+    play_forced_moves: Option<bool>,
 }
 
 pub async fn update_me(
@@ -88,14 +89,12 @@ pub async fn update_me(
     body: web::Json<UpdateMeBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let account = accounts::update(
-        &state.db,
-        user.id,
-        body.username.map(String::from),
-        body.email.map(String::from),
-        state.clock.now(),
-    )
-    .await?;
+    let changes = AccountChanges {
+        username: body.username.map(String::from),
+        email: body.email.map(String::from),
+        play_forced_moves: body.play_forced_moves,
+    };
+    let account = accounts::update(&state.db, user.id, changes, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(AccountView::from(account)))
 }
 

@@ -22,6 +22,7 @@ pub struct AccountView {
     pub id: String,
     pub username: String,
     pub email: String,
+    pub play_forced_moves: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -32,6 +33,7 @@ impl From<User> for AccountView {
             id: user.id,
             username: user.username,
             email: user.email,
+            play_forced_moves: user.play_forced_moves != 0,
             created_at: utc(user.created_at),
             updated_at: utc(user.updated_at),
         }
@@ -147,6 +149,9 @@ pub struct MoveView {
     pub submitted: String,
     /// The position after the move.
     pub position: String,
+    /// Played by the server for the player: a turn the dice left without a move, or the only
+    /// legal move of a player with `play_forced_moves` on.
+    pub automatic: bool,
     pub created_at: DateTime<Utc>,
 }
 
@@ -159,6 +164,7 @@ impl From<Move> for MoveView {
             notation: mv.notation,
             submitted: mv.submitted,
             position: mv.position,
+            automatic: mv.automatic != 0,
             created_at: utc(mv.created_at),
         }
     }

@@ -18,6 +18,8 @@ pub struct User {
     pub session_version: i32,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    /// 1 when the server plays this user's only legal move for them.
+    pub play_forced_moves: i32,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
@@ -59,6 +61,8 @@ pub struct Move {
     pub notation: String,
     pub position: String,
     pub created_at: NaiveDateTime,
+    /// 1 when the server played the move for the player (see `service::chance`).
+    pub automatic: i32,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]

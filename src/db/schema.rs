@@ -13,6 +13,7 @@ diesel::table! {
         session_version -> Integer,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        play_forced_moves -> Integer,
     }
 }
 
@@ -51,6 +52,7 @@ diesel::table! {
         notation -> Text,
         position -> Text,
         created_at -> Timestamp,
+        automatic -> Integer,
     }
 }
 

@@ -339,7 +339,7 @@ impl GameKind {
             GameKind::Nubulus => Some(&Typed::<lukaszewicz::Nubulus>::ENGINE),
             GameKind::Prosterno => Some(&Typed::<lukaszewicz::Prosterno>::ENGINE),
             GameKind::Basileus => Some(&Typed::<lukaszewicz::Basileus>::ENGINE),
-            _ => None,
+            GameKind::Backgammon => Some(&Typed::<backgammon::Backgammon>::ENGINE),
         }
     }
 
@@ -674,7 +674,8 @@ mod tests {
                 GameKind::Suluc,
                 GameKind::Nubulus,
                 GameKind::Prosterno,
-                GameKind::Basileus
+                GameKind::Basileus,
+                GameKind::Backgammon
             ]
         );
         for (kind, engine) in GameKind::playable() {

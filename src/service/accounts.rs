@@ -161,6 +161,7 @@ pub async fn register(
         session_version: 0,
         created_at: now,
         updated_at: now,
+        play_forced_moves: 0,
     };
     db.write(move |conn| {
         check_unique(conn, Some(&user.username), Some(&user.email), None)?;
@@ -260,16 +261,28 @@ pub async fn by_username(db: &Database, username: String) -> Result<User, ApiErr
     .await
 }
 
-/// Changes the caller's username and/or email.
+/// What a user may change on their account; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct AccountChanges {
+    pub username: Option<String>,
+    pub email: Option<String>,
+    /// Whether the server plays the user's only legal move for them.
+    pub play_forced_moves: Option<bool>,
+}
+
+/// Changes the caller's account.
 pub async fn update(
     db: &Database,
     id: String,
-    username: Option<String>,
-    email: Option<String>,
+    changes: AccountChanges,
     now: DateTime<Utc>,
 ) -> Result<User, ApiError> {
-    let username = username.as_deref().map(validate_username).transpose()?;
-    let email = email.as_deref().map(validate_email).transpose()?;
+    let username = changes
+        .username
+        .as_deref()
+        .map(validate_username)
+        .transpose()?;
+    let email = changes.email.as_deref().map(validate_email).transpose()?;
     db.write(move |conn| {
         check_unique(conn, username.as_deref(), email.as_deref(), Some(&id))?;
         let mut user: User = users::table
@@ -284,6 +297,9 @@ pub async fn update(
             user.email_key = key(&email);
             user.email = email;
         }
+        if let Some(on) = changes.play_forced_moves {
+            user.play_forced_moves = i32::from(on);
+        }
         user.updated_at = now.naive_utc();
         diesel::update(users::table.find(&id))
             .set((
@@ -291,6 +307,7 @@ pub async fn update(
                 users::username_key.eq(&user.username_key),
                 users::email.eq(&user.email),
                 users::email_key.eq(&user.email_key),
+                users::play_forced_moves.eq(user.play_forced_moves),
                 users::updated_at.eq(user.updated_at),
             ))
             .execute(conn)?;

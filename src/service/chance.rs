@@ -1,5 +1,6 @@
 //! What the server does between two decisions of the players: rolling the dice the rules ask
-//! for and playing the passes they force (see `docs/fair-dice.md`).
+//! for, playing the turns the dice leave empty, and playing the only legal move for players who
+//! asked for it (see `docs/fair-dice.md`).
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -23,8 +24,12 @@ const MAX_CHANCE_STEPS: usize = 64;
 #[derive(Default)]
 pub(super) struct Chance {
     rolls: Vec<Roll>,
-    passes: Vec<Move>,
+    automatic: Vec<Move>,
 }
+
+/// Whose only legal moves the server plays, by [`Side::index`]: the players'
+/// `play_forced_moves` settings.
+pub(super) type Autoplay = [bool; 2];
 
 impl Chance {
     fn seed(game: &Game) -> Result<Seed, ApiError> {
@@ -62,20 +67,17 @@ impl Chance {
         Ok(dice)
     }
 
-    /// One die each, White's first, until they differ; the higher starts.
+    /// One die each, White's first, until they differ (the higher starts); returns the
+    /// deciding dice, White's first.
     pub(super) fn opening_roll(
         &mut self,
         game: &mut Game,
         now: NaiveDateTime,
-    ) -> Result<Side, ApiError> {
+    ) -> Result<(u8, u8), ApiError> {
         for _ in 0..MAX_CHANCE_STEPS {
             let dice = self.roll(game, 2, Side::White, "opening", now)?;
             if dice[0] != dice[1] {
-                return Ok(if dice[0] > dice[1] {
-                    Side::White
-                } else {
-                    Side::Black
-                });
+                return Ok((dice[0], dice[1]));
             }
         }
         Err(ApiError::Internal(anyhow::anyhow!(
@@ -83,13 +85,15 @@ impl Chance {
         )))
     }
 
-    /// Rolls and passes until a player has a choice to make or the game is over.
+    /// Rolls and plays moves without a choice until a player has one to make or the game is
+    /// over.
     pub(super) fn settle(
         &mut self,
         game: &mut Game,
         engine: &dyn Engine,
         options: &Value,
         mut analysis: Analysis,
+        autoplay: Autoplay,
         now: NaiveDateTime,
     ) -> Result<Analysis, ApiError> {
         for _ in 0..MAX_CHANCE_STEPS {
@@ -104,32 +108,37 @@ impl Chance {
                 game.position = analysis.position.clone();
                 continue;
             }
-            // Only the dice can leave a player without a move; sparing the other games this
-            // second move generation keeps their move path lean.
-            if game.dice_seed.is_none() {
+            let side = analysis.side_to_move;
+            // Only the dice can leave a player without a move; sparing the other games (for
+            // players who play their forced moves themselves) this second move generation keeps
+            // their move path lean.
+            if game.dice_seed.is_none() && !autoplay[side.index()] {
                 break;
             }
             let legal = engine
                 .legal_moves(&analysis.position, options)
                 .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
-            if legal != [PASS] {
-                break;
-            }
-            let side = analysis.side_to_move;
+            let forced = match legal.as_slice() {
+                [only] if LOST_TURNS.contains(&only.as_str()) || autoplay[side.index()] => only,
+                _ => break,
+            };
             let played = engine
-                .play(&analysis.position, options, PASS)
-                .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot pass: {e:?}")))?;
+                .play(&analysis.position, options, forced)
+                .map_err(|e| {
+                    ApiError::Internal(anyhow::anyhow!("cannot play the forced `{forced}`: {e:?}"))
+                })?;
             game.ply += 1;
             game.position = played.after.position.clone();
-            self.passes.push(Move {
+            self.automatic.push(Move {
                 game_id: game.id.clone(),
                 ply: game.ply,
                 side: side.name().to_owned(),
                 player_id: player_of(game, side).to_owned(),
-                submitted: PASS.to_owned(),
+                submitted: forced.clone(),
                 notation: played.notation,
                 position: game.position.clone(),
                 created_at: now,
+                automatic: 1,
             });
             analysis = played.after;
         }
@@ -143,14 +152,13 @@ impl Chance {
                 .values(roll)
                 .execute(conn)?;
         }
-        for pass in &self.passes {
-            diesel::insert_into(moves::table)
-                .values(pass)
-                .execute(conn)?;
+        for mv in &self.automatic {
+            diesel::insert_into(moves::table).values(mv).execute(conn)?;
         }
         Ok(())
     }
 }
 
-/// The move a player makes when the rules leave them none; the server plays it for them.
-const PASS: &str = "pass";
+/// The moves that stand for a turn the dice left without a playable move (Suluc's `pass`,
+/// Backgammon's `none`); the server always plays them for the player.
+const LOST_TURNS: [&str; 2] = ["pass", "none"];

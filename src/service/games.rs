@@ -9,7 +9,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::chance::Chance;
+use super::chance::{Autoplay, Chance};
 use super::{Page, PageRequest, UserRef, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::db::models::{Game, Move, Roll, status};
@@ -159,22 +159,32 @@ pub fn create(
     };
     let mut chance = Chance::default();
     let analysis = if engine.opening_roll() {
-        let first = chance.opening_roll(&mut game, now)?;
-        let position = engine
-            .start_position_for(options, first)
+        let (white_die, black_die) = chance.opening_roll(&mut game, now)?;
+        game.position = engine
+            .start_position_for_opening(options, white_die, black_die)
             .map_err(bad_options)?;
-        game.position = position;
         analyse(engine, &game.position, options)?
     } else {
         analysis
     };
-    let analysis = chance.settle(&mut game, engine, options, analysis, now)?;
+    let autoplay = autoplay_of(conn, &game)?;
+    let analysis = chance.settle(&mut game, engine, options, analysis, autoplay, now)?;
     set_turn_or_finish(&mut game, &analysis, now);
     diesel::insert_into(games::table)
         .values(&game)
         .execute(conn)?;
     chance.store(conn)?;
     Ok(game)
+}
+
+/// The players' `play_forced_moves` settings, by side.
+fn autoplay_of(conn: &mut DbConn, game: &Game) -> Result<Autoplay, ApiError> {
+    let settings: Vec<(String, i32)> = users::table
+        .filter(users::id.eq_any([&game.white_id, &game.black_id]))
+        .select((users::id, users::play_forced_moves))
+        .load(conn)?;
+    let of = |id: &str| settings.iter().any(|(user, on)| user == id && *on != 0);
+    Ok([of(&game.white_id), of(&game.black_id)])
 }
 
 fn analyse(engine: &dyn Engine, position: &str, options: &Value) -> Result<Analysis, ApiError> {
@@ -301,8 +311,9 @@ diesel::alias! {
     const BLACK_PLAYER: Alias<BlackPlayer> = users as black_player;
 }
 
-/// A player as the move transaction reads them: id, username, session version.
-type PlayerRow = (String, String, i32);
+/// A player as the move transaction reads them: id, username, session version,
+/// `play_forced_moves`.
+type PlayerRow = (String, String, i32, i32);
 
 /// A game and both its players in one query: the move path's only read.
 fn find_with_players(
@@ -315,8 +326,18 @@ fn find_with_players(
         .filter(games::id.eq(id))
         .select((
             Game::as_select(),
-            WHITE_PLAYER.fields((users::id, users::username, users::session_version)),
-            BLACK_PLAYER.fields((users::id, users::username, users::session_version)),
+            WHITE_PLAYER.fields((
+                users::id,
+                users::username,
+                users::session_version,
+                users::play_forced_moves,
+            )),
+            BLACK_PLAYER.fields((
+                users::id,
+                users::username,
+                users::session_version,
+                users::play_forced_moves,
+            )),
         ))
         .first(conn)
         .optional()?
@@ -443,9 +464,18 @@ fn play_in_transaction(
         notation: played.notation,
         position: game.position.clone(),
         created_at: naive_now,
+        automatic: 0,
     };
+    let autoplay = [white.3 != 0, black.3 != 0];
     let mut chance = Chance::default();
-    let analysis = chance.settle(&mut game, engine, &options, played.after, naive_now)?;
+    let analysis = chance.settle(
+        &mut game,
+        engine,
+        &options,
+        played.after,
+        autoplay,
+        naive_now,
+    )?;
     set_turn_or_finish(&mut game, &analysis, naive_now);
 
     save(conn, &game, previous_ply)?;

@@ -53,20 +53,25 @@ pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
     // After an opening roll the game starts from the position it chose, which the record names.
     let opening = rolls.iter().rev().find(|roll| roll.purpose == "opening");
     if let Some(opening) = opening {
-        let dice = parse_dice(&opening.dice);
-        let first = if dice.first() > dice.get(1) {
-            Side::White
-        } else {
-            Side::Black
+        let (white_die, black_die) = match parse_dice(&opening.dice)[..] {
+            [white, black] => (white, black),
+            _ => {
+                return Err(ApiError::Internal(anyhow::anyhow!(
+                    "opening roll `{}` is not two dice",
+                    opening.dice
+                )));
+            }
         };
         let start = engine_of(game)?
-            .start_position_for(&options_of(game), first)
+            .start_position_for_opening(&options_of(game), white_die, black_die)
             .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
         headers.push(("Position", start));
     }
+    // The last roll at a ply counts: between two games of a match, ties are rolled again.
     let turn_roll = |ply: i32| {
         rolls
             .iter()
+            .rev()
             .find(|roll| roll.purpose == "turn" && roll.ply == ply)
             .map(|roll| parse_dice(&roll.dice))
     };

@@ -210,7 +210,10 @@ async fn challenges_are_validated() {
     let alice = app.user("alice").await;
     for (body, field) in [
         (json!({"game": "chess"}), "game"),
-        (json!({"game": "backgammon"}), "game"),
+        (
+            json!({"game": "backgammon", "options": {"match_length": 65}}),
+            "options",
+        ),
         (
             json!({"game": "cheversi", "opponent": "nobody"}),
             "opponent",

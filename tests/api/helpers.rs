@@ -252,12 +252,23 @@ impl TestApp {
     /// `white` challenges `black` to a game with `white` playing White; `black` accepts.
     /// Returns the game's id.
     pub async fn start_game(&self, game: &str, white: &TestUser, black: &TestUser) -> String {
+        self.start_game_with(game, Value::Null, white, black).await
+    }
+
+    /// [`TestApp::start_game`] with game options.
+    pub async fn start_game_with(
+        &self,
+        game: &str,
+        options: Value,
+        white: &TestUser,
+        black: &TestUser,
+    ) -> String {
+        let mut body = json!({"game": game, "opponent": black.username, "color": "white"});
+        if !options.is_null() {
+            body["options"] = options;
+        }
         let challenge = self
-            .post(
-                "/api/v1/challenges",
-                Some(&white.token),
-                json!({"game": game, "opponent": black.username, "color": "white"}),
-            )
+            .post("/api/v1/challenges", Some(&white.token), body)
             .await;
         assert_eq!(challenge.status, StatusCode::CREATED, "{}", challenge.body);
         let id = challenge.body["id"].as_str().unwrap();

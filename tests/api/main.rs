@@ -2,6 +2,7 @@
 //! server the tests may create databases on).
 
 mod accounts;
+mod backgammon;
 mod challenges;
 mod concurrency;
 mod cubulus;

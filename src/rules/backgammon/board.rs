@@ -141,6 +141,21 @@ impl Position {
         CHECKERS.saturating_sub(self.on_board(side))
     }
 
+    /// The match score before this game, by [`Side::index`].
+    pub fn score(&self) -> [u16; 2] {
+        self.score
+    }
+
+    /// The dice to play, higher first; `[0, 0]` before the roll.
+    pub fn dice(&self) -> [u8; 2] {
+        self.dice
+    }
+
+    /// Who owns the cube; `None` while it is in the middle.
+    pub fn cube_owner(&self) -> Option<Side> {
+        self.owner
+    }
+
     pub fn cube_value(&self) -> u32 {
         1 << self.cube_log
     }

@@ -6,9 +6,11 @@
 //! plus the words `double`, `roll`, `take`, `pass`, `none` (a turn with no playable die),
 //! `resign single|gammon|backgammon`, `accept` and `reject`.
 //!
-//! One position is one game. In a match the Match ID carries the score before the game; the
-//! outcome says who won the game and how many points, and [`next_game`] gives the start of the
-//! next game of the match (with the Crawford game where it falls).
+//! One position is one game. In a match the Match ID carries the score before the game. A game
+//! that ends without ending the match is not an outcome: the position then waits for the roll
+//! that starts the next game (White's die, Black's die, as in the opening roll; ties are rolled
+//! again), and [`next_game`] gives that start, with the Crawford game where it falls. So a Kuryr
+//! game is a whole match, and [`game_result`] tells how each of its games ended.
 
 mod board;
 mod ids;
@@ -97,7 +99,24 @@ pub fn next_game(finished: &Position, first: Side, dice: [u8; 2]) -> Option<Posi
     Some(start)
 }
 
+/// Whether `position` ended a game of a match that goes on, so the next game's opening roll is due.
+pub fn between_games(position: &Position) -> bool {
+    position.result().is_some_and(|(winner, points, _)| {
+        let length = u32::from(position.match_length);
+        length > 0 && u32::from(position.score[winner.index()]) + points < length
+    })
+}
+
 fn outcome(position: &Position) -> Option<Outcome> {
+    if between_games(position) {
+        return None;
+    }
+    game_result(position)
+}
+
+/// How the game in `position` ended (who won, how many points, the match score after it), even
+/// when the match goes on; `None` while it is being played.
+pub fn game_result(position: &Position) -> Option<Outcome> {
     let (winner, points, level) = position.result()?;
     let kind = match level {
         1 => "a single game",
@@ -543,10 +562,25 @@ impl Game for Backgammon {
     }
 
     fn roll_due(position: &Position) -> Option<usize> {
-        (position.phase() == Phase::RollDue).then_some(2)
+        (position.phase() == Phase::RollDue || between_games(position)).then_some(2)
     }
 
+    /// Between two games of a match the dice are the next game's opening roll, White's die
+    /// first; a tie leaves the position as it was, waiting for another roll.
     fn apply_roll(position: &Position, dice: &[u8]) -> Position {
+        if let [white @ 1..=6, black @ 1..=6] = dice
+            && white != black
+            && between_games(position)
+        {
+            let first = if white > black {
+                Side::White
+            } else {
+                Side::Black
+            };
+            if let Some(next) = next_game(position, first, [*white, *black]) {
+                return next;
+            }
+        }
         let mut next = *position;
         if let [a @ 1..=6, b @ 1..=6] = dice
             && position.phase() == Phase::RollDue

@@ -441,8 +441,14 @@ fn the_crawford_game_comes_once() {
     };
     let p = Backgammon::start(&three);
     let passed = play(&play(&p, "double"), "pass");
+    // The match goes on: no outcome yet, the next game's opening roll is due.
+    assert_eq!(Backgammon::outcome(&passed), None);
+    assert_eq!(Backgammon::roll_due(&passed), Some(2));
+    assert_eq!(Backgammon::apply_roll(&passed, &[4, 4]), passed);
+    let rolled = Backgammon::apply_roll(&passed, &[1, 3]);
+    assert_eq!(rolled, next_game(&passed, Side::Black, [3, 1]).unwrap());
     assert!(
-        Backgammon::outcome(&passed)
+        game_result(&passed)
             .unwrap()
             .summary
             .unwrap()
@@ -463,6 +469,24 @@ fn the_crawford_game_comes_once() {
     let g4 = next_game(&lost, Side::Black, [0, 0]).unwrap();
     assert!(!g4.crawford);
     assert_eq!(legal(&g4), ["double", "roll"]);
+    // Black doubles and White passes: 2-2, one more game.
+    let level = play(&play(&g4, "double"), "pass");
+    assert!(between_games(&level));
+    let g5 = Backgammon::apply_roll(&level, &[6, 2]);
+    assert_eq!((g5.turn, g5.dice, g5.score), (Side::White, [6, 2], [2, 2]));
+    assert!(!g5.crawford, "the Crawford game came once already");
+    // White resigns a single game: 2-3, the match is over and is the outcome.
+    let end = play(&play(&g5, "resign single"), "accept");
+    assert!(!between_games(&end));
+    assert_eq!(Backgammon::roll_due(&end), None);
+    let outcome = Backgammon::outcome(&end).unwrap();
+    assert_eq!(outcome.winner, Some(Side::Black));
+    assert!(
+        outcome
+            .summary
+            .unwrap()
+            .ends_with("score 2-3 in a 3-point match; black wins the match")
+    );
 }
 
 #[test]

@@ -1,0 +1,328 @@
+//! Backgammon over HTTP: the turn sequence with the cube, lost turns and forced moves played by
+//! the server, matches that start their next game by themselves, and the fair dice.
+
+use actix_web::http::{Method, StatusCode};
+use kuryr::dice::Seed;
+use kuryr::rules::backgammon::{Backgammon, Position};
+use kuryr::rules::{Game, Side};
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, TestUser, spawn_app};
+
+fn decode(position: &Value) -> Position {
+    let text = position.as_str().expect("a position string");
+    Backgammon::parse_position(text, &Default::default())
+        .or_else(|_| {
+            // A match position carries its length; any length reads it the same.
+            Backgammon::parse_position(
+                text,
+                &kuryr::rules::backgammon::BackgammonOptions {
+                    cube: true,
+                    match_length: 3,
+                },
+            )
+        })
+        .unwrap_or_else(|e| panic!("unreadable position {text}: {e}"))
+}
+
+fn legal(state: &Value) -> Vec<String> {
+    state["legal_moves"]
+        .as_array()
+        .map(|moves| {
+            moves
+                .iter()
+                .map(|m| m.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Checks the revealed seed of a finished game against its commitment and every roll, and
+/// replays its record to the final position.
+async fn check_dice_and_record(app: &TestApp, game: &str, final_state: &Value) {
+    let dice = app
+        .get(&format!("/api/v1/games/{game}/dice"), None)
+        .await
+        .body;
+    let seed = Seed::from_hex(dice["seed"].as_str().expect("the seed, revealed")).unwrap();
+    assert_eq!(seed.commitment(), dice["commitment"]);
+    for roll in dice["rolls"].as_array().unwrap() {
+        let shown: Vec<u8> = roll["dice"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_u64().unwrap() as u8)
+            .collect();
+        assert_eq!(shown, seed.dice(roll["number"].as_u64().unwrap(), 2));
+    }
+    let record = app.get(&format!("/api/v1/games/{game}/record"), None).await;
+    let text = record.body.as_str().unwrap();
+    let replayed = app
+        .post(
+            "/api/v1/rules/backgammon/record",
+            None,
+            json!({"record": text}),
+        )
+        .await;
+    assert_eq!(replayed.status, StatusCode::OK, "{}\n{text}", replayed.body);
+    assert_eq!(replayed.body["position"], final_state["position"], "{text}");
+}
+
+async fn set_forced_moves(app: &TestApp, user: &TestUser, on: bool) {
+    let response = app
+        .request(
+            Method::PATCH,
+            "/api/v1/me",
+            Some(&user.token),
+            Some(json!({"play_forced_moves": on})),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::OK, "{}", response.body);
+    assert_eq!(response.body["play_forced_moves"], on);
+}
+
+#[actix_web::test]
+async fn a_whole_money_game_with_a_double_and_a_take() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    // Bob lets the server play his forced moves; Alice plays hers herself.
+    set_forced_moves(&app, &bob, true).await;
+    let game = app.start_game("backgammon", &alice, &bob).await;
+
+    // The opening roll decided who starts, and that player plays the opening dice at once.
+    let mut state = app.game(&game).await;
+    let start = decode(&state["position"]);
+    let first = if state["to_move"] == "white" {
+        Side::White
+    } else {
+        Side::Black
+    };
+    let dice = app
+        .get(&format!("/api/v1/games/{game}/dice"), None)
+        .await
+        .body;
+    let opening = dice["rolls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|r| r["purpose"] == "opening")
+        .unwrap()
+        .clone();
+    let (white_die, black_die) = (
+        opening["dice"][0].as_u64().unwrap() as u8,
+        opening["dice"][1].as_u64().unwrap() as u8,
+    );
+    assert_eq!(first == Side::White, white_die > black_die);
+    assert_eq!(
+        start.dice(),
+        [white_die.max(black_die), white_die.min(black_die)]
+    );
+    assert!(
+        dice["seed"].is_null(),
+        "the seed stays secret until the end"
+    );
+
+    let draw = app
+        .post_empty(
+            &format!("/api/v1/games/{game}/draw/offer"),
+            Some(&alice.token),
+        )
+        .await;
+    assert_eq!(draw.problem(), "draw-not-possible");
+
+    let mut doubled = false;
+    let mut taken = false;
+    let mut plies = 0;
+    while state["status"] == "active" {
+        assert!(plies < 3000, "the game should have ended by now");
+        let (mover, other) = if state["to_move"] == "white" {
+            (&alice, &bob)
+        } else {
+            (&bob, &alice)
+        };
+        let moves = legal(&state);
+        // The server plays what leaves no choice: lost turns for everyone, single legal
+        // moves for Bob.
+        assert_ne!(moves, ["none"], "a lost turn is the server's to play");
+        if mover.username == "bob" {
+            assert!(
+                moves.len() > 1,
+                "Bob's forced move was left to him: {moves:?}"
+            );
+        }
+        let choice = match moves.as_slice() {
+            [double, roll] if double == "double" && roll == "roll" => {
+                if doubled {
+                    "roll"
+                } else {
+                    "double"
+                }
+            }
+            [take, pass] if take == "take" && pass == "pass" => "take",
+            [first, ..] => first.as_str(),
+            [] => panic!("an active game with no move: {state}"),
+        }
+        .to_owned();
+        // A player cannot answer for the other.
+        if plies == 0 {
+            let wrong = app.play(&game, other, &choice).await;
+            assert_eq!(wrong.problem(), "not-your-turn");
+        }
+        let ply = state["ply"].as_u64().unwrap();
+        let played = app.play_at(&game, mover, &choice, ply).await;
+        assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+        state = played.body["game"].clone();
+        let after = decode(&state["position"]);
+        match choice.as_str() {
+            "double" => {
+                doubled = true;
+                assert_eq!(legal(&state), ["take", "pass"]);
+                assert_ne!(state["to_move"], played.body["move"]["side"]);
+            }
+            "take" => {
+                taken = true;
+                assert_eq!(after.cube_value(), 2);
+                let taker = if mover.username == "alice" {
+                    Side::White
+                } else {
+                    Side::Black
+                };
+                assert_eq!(after.cube_owner(), Some(taker));
+                // No decision is due for the doubler now: the server rolled at once.
+                assert_ne!(after.dice(), [0, 0]);
+            }
+            "roll" => assert_ne!(after.dice(), [0, 0], "the server rolled at once"),
+            _ => {}
+        }
+        plies += 1;
+    }
+    assert!(doubled && taken, "the game had its double and its take");
+
+    let summary = state["summary"].as_str().unwrap();
+    assert!(
+        ["2 points", "4 points", "6 points"]
+            .iter()
+            .any(|points| summary.contains(points)),
+        "one double taken makes every result worth twice: {summary}"
+    );
+    assert_eq!(state["termination"], "goal_reached", "{state}");
+
+    // Every move the server played was a lost turn or one of Bob's forced moves.
+    let history = app
+        .get(&format!("/api/v1/games/{game}/moves"), None)
+        .await
+        .body;
+    for mv in history["moves"].as_array().unwrap() {
+        if mv["automatic"] == true {
+            assert!(
+                mv["move"] == "none" || mv["side"] == "black",
+                "Alice's move was played for her: {mv}"
+            );
+        } else {
+            assert_ne!(mv["move"], "none");
+        }
+    }
+    check_dice_and_record(&app, &game, &state).await;
+}
+
+#[actix_web::test]
+async fn a_match_starts_each_next_game_by_itself() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let game = app
+        .start_game_with("backgammon", json!({"match_length": 3}), &alice, &bob)
+        .await;
+    let mut state = app.game(&game).await;
+    let mut scores = vec![decode(&state["position"]).score()];
+    let mut crawford_games = 0;
+    let mut plies = 0;
+    // Each game ends quickly: the first player who may double does, and the double is passed;
+    // in the Crawford game, where nobody may double, the player on roll resigns.
+    while state["status"] == "active" {
+        assert!(plies < 500, "the match should have ended by now");
+        let mover = if state["to_move"] == "white" {
+            &alice
+        } else {
+            &bob
+        };
+        let position = decode(&state["position"]);
+        let moves = legal(&state);
+        let choice = match moves.as_slice() {
+            [double, _] if double == "double" => "double".to_owned(),
+            [take, _] if take == "take" => "pass".to_owned(),
+            [accept, _] if accept == "accept" => "accept".to_owned(),
+            _ if !position.can_double() && position.score().contains(&2) => {
+                crawford_games += 1;
+                "resign single".to_owned()
+            }
+            [first, ..] => first.clone(),
+            [] => panic!("an active game with no move: {state}"),
+        };
+        let played = app
+            .play_at(&game, mover, &choice, state["ply"].as_u64().unwrap())
+            .await;
+        assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+        state = played.body["game"].clone();
+        let score = decode(&state["position"]).score();
+        if state["status"] == "active" && score != *scores.last().unwrap() {
+            // A game ended and the next one began with its opening roll, already played.
+            let next = decode(&state["position"]);
+            assert_ne!(next.dice(), [0, 0], "the next game starts with its dice");
+            assert_eq!(next.cube_value(), 1);
+            scores.push(score);
+        }
+        plies += 1;
+    }
+    assert!(
+        scores.len() >= 3,
+        "a 3-point match of 1-point games: {scores:?}"
+    );
+    assert!(crawford_games >= 1, "the Crawford game was played");
+    let summary = state["summary"].as_str().unwrap();
+    assert!(summary.ends_with("wins the match"), "{summary}");
+    assert!(summary.contains("in a 3-point match"), "{summary}");
+    check_dice_and_record(&app, &game, &state).await;
+}
+
+#[actix_web::test]
+async fn the_rules_endpoint_lists_each_resulting_position_once() {
+    let app = spawn_app().await;
+    let engine = kuryr::rules::GameKind::Backgammon.engine().unwrap();
+    // White opens with 3-1 (gnubg: 4HPwATDgc/ABMA with the dice in the Match ID).
+    let position = engine
+        .start_position_for_opening(&Value::Null, 3, 1)
+        .unwrap();
+    let moves = app
+        .post(
+            "/api/v1/rules/backgammon/moves",
+            None,
+            json!({"position": position}),
+        )
+        .await;
+    assert_eq!(moves.status, StatusCode::OK, "{}", moves.body);
+    let list = moves.body["moves"].as_array().unwrap();
+    let mut positions: Vec<&str> = list
+        .iter()
+        .map(|m| m["position"].as_str().unwrap())
+        .collect();
+    assert!(list.iter().any(|m| m["move"] == "8/5 6/5"), "{list:?}");
+    let count = positions.len();
+    positions.sort();
+    positions.dedup();
+    assert_eq!(positions.len(), count, "each resulting position once");
+    // 3-1 from the start, counted by hand: one checker plays both dice from 24, 13, 8 or 6
+    // (4 plays), or the 3 from one of those points and the 1 from 24, 8 or 6 (13/12 lands on
+    // Black's midpoint) with another checker (4 x 3 = 12 plays).
+    assert_eq!(count, 16);
+    let played = app
+        .post(
+            "/api/v1/rules/backgammon/play",
+            None,
+            json!({"position": position, "move": "6/5 8/5"}),
+        )
+        .await;
+    assert_eq!(played.status, StatusCode::OK, "{}", played.body);
+    assert_eq!(played.body["move"], "8/5 6/5");
+}
