@@ -1,0 +1,47 @@
+//! Correspondence clocks, as pure functions of the instants they are given.
+//!
+//! * [`counting`]: which time counts against a clock (weekends in the player's zone, vacations)
+//!   and the deadline a budget of counted time gives;
+//!
+//! Nothing here reads the system clock or does I/O: every "now" is an argument, so the scheduler,
+//! the move path and the tests all see the same answers for the same instants. A test below keeps
+//! it so.
+//!
+//! The rule for whose settings apply: during a turn only the player to move has a running clock,
+//! so the turn's deadline is computed with *that* player's [`Counting`] (zone, weekend pause) and
+//! *that* player's vacations.
+
+pub mod counting;
+
+pub use counting::{Counting, Pause, counted, deadline};
+
+#[cfg(test)]
+mod purity {
+    /// The clock's answers must depend only on their arguments; reading the system clock or the
+    /// outside world here would make timeouts untestable and the scheduler disagree with moves.
+    #[test]
+    fn clock_module_reads_no_clock_and_does_no_io() {
+        let sources = [
+            ("mod.rs", include_str!("mod.rs")),
+            ("counting.rs", include_str!("counting.rs")),
+        ];
+        let forbidden = [
+            concat!("::", "now("),
+            concat!("Local", "::"),
+            concat!("System", "Time"),
+            concat!("Inst", "ant::"),
+            concat!("std::", "fs"),
+            concat!("std::", "net"),
+            concat!("std::", "env"),
+            concat!("act", "ix"),
+            concat!("die", "sel"),
+            concat!("crate::", "db"),
+            concat!("crate::", "service"),
+        ];
+        for (file, text) in sources {
+            for word in forbidden {
+                assert!(!text.contains(word), "src/clock/{file} uses {word}");
+            }
+        }
+    }
+}
