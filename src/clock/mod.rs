@@ -1,7 +1,10 @@
 //! Correspondence clocks, as pure functions of the instants they are given.
 //!
+//! * [`control`]: the time controls a game is played with, their validation, and what a move
+//!   does to a player's clock;
 //! * [`counting`]: which time counts against a clock (weekends in the player's zone, vacations)
 //!   and the deadline a budget of counted time gives;
+//! * [`reminders`]: when to remind a player before a deadline, and when the scheduler must wake;
 //!
 //! Nothing here reads the system clock or does I/O: every "now" is an argument, so the scheduler,
 //! the move path and the tests all see the same answers for the same instants. A test below keeps
@@ -11,9 +14,19 @@
 //! so the turn's deadline is computed with *that* player's [`Counting`] (zone, weekend pause) and
 //! *that* player's vacations.
 
+pub mod control;
 pub mod counting;
+pub mod reminders;
 
+pub use control::{
+    BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS, TimeControl,
+    TimedOut, after_move, start_clocks, turn_budget, turn_deadline,
+};
 pub use counting::{Counting, Pause, counted, deadline};
+pub use reminders::{
+    DEFAULT_REMINDER_HOURS, MAX_REMINDERS, REMINDER_HOURS, due_reminders, flag_fallen, next_wakeup,
+    validate_reminder_hours,
+};
 
 #[cfg(test)]
 mod purity {
@@ -23,7 +36,9 @@ mod purity {
     fn clock_module_reads_no_clock_and_does_no_io() {
         let sources = [
             ("mod.rs", include_str!("mod.rs")),
+            ("control.rs", include_str!("control.rs")),
             ("counting.rs", include_str!("counting.rs")),
+            ("reminders.rs", include_str!("reminders.rs")),
         ];
         let forbidden = [
             concat!("::", "now("),
