@@ -5,6 +5,7 @@
 //! * [`counting`]: which time counts against a clock (weekends in the player's zone, vacations)
 //!   and the deadline a budget of counted time gives;
 //! * [`reminders`]: when to remind a player before a deadline, and when the scheduler must wake;
+//! * [`vacation`]: the yearly vacation allowance;
 //!
 //! Nothing here reads the system clock or does I/O: every "now" is an argument, so the scheduler,
 //! the move path and the tests all see the same answers for the same instants. A test below keeps
@@ -17,6 +18,7 @@
 pub mod control;
 pub mod counting;
 pub mod reminders;
+pub mod vacation;
 
 pub use control::{
     BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS, TimeControl,
@@ -27,6 +29,7 @@ pub use reminders::{
     DEFAULT_REMINDER_HOURS, MAX_REMINDERS, REMINDER_HOURS, due_reminders, flag_fallen, next_wakeup,
     validate_reminder_hours,
 };
+pub use vacation::{vacation_ends_at, vacation_used_in_year, vacation_year_start};
 
 #[cfg(test)]
 mod purity {
@@ -39,6 +42,7 @@ mod purity {
             ("control.rs", include_str!("control.rs")),
             ("counting.rs", include_str!("counting.rs")),
             ("reminders.rs", include_str!("reminders.rs")),
+            ("vacation.rs", include_str!("vacation.rs")),
         ];
         let forbidden = [
             concat!("::", "now("),
