@@ -6,6 +6,7 @@
 //!   and the deadline a budget of counted time gives;
 //! * [`reminders`]: when to remind a player before a deadline, and when the scheduler must wake;
 //! * [`vacation`]: the yearly vacation allowance;
+//! * [`zone`]: time zone names and the texts players read.
 //!
 //! Nothing here reads the system clock or does I/O: every "now" is an argument, so the scheduler,
 //! the move path and the tests all see the same answers for the same instants. A test below keeps
@@ -19,6 +20,7 @@ pub mod control;
 pub mod counting;
 pub mod reminders;
 pub mod vacation;
+pub mod zone;
 
 pub use control::{
     BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS, TimeControl,
@@ -30,6 +32,7 @@ pub use reminders::{
     validate_reminder_hours,
 };
 pub use vacation::{vacation_ends_at, vacation_used_in_year, vacation_year_start};
+pub use zone::{format_deadline, format_time_left, parse_zone};
 
 #[cfg(test)]
 mod purity {
@@ -43,6 +46,7 @@ mod purity {
             ("counting.rs", include_str!("counting.rs")),
             ("reminders.rs", include_str!("reminders.rs")),
             ("vacation.rs", include_str!("vacation.rs")),
+            ("zone.rs", include_str!("zone.rs")),
         ];
         let forbidden = [
             concat!("::", "now("),
