@@ -1,6 +1,7 @@
 //! Kuryr, a correspondence game server.
 //!
 //! * [`rules`]: the pure game engines;
+//! * [`clock`]: the pure correspondence clocks (deadlines, time banks, vacations, reminders);
 //! * [`db`]: storage on SQLite or PostgreSQL;
 //! * [`service`]: the use cases, each one transaction;
 //! * [`api`]: the HTTP handlers, thin wrappers around the services;
@@ -8,6 +9,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod clock;
 pub mod config;
 pub mod db;
 pub mod dice;
