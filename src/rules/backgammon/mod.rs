@@ -11,6 +11,7 @@
 //! next game of the match (with the Crawford game where it falls).
 
 mod board;
+mod diagram;
 mod ids;
 mod notation;
 
@@ -516,6 +517,10 @@ impl Game for Backgammon {
 
     fn format_position(position: &Position) -> String {
         format!("{}:{}", ids::position_id(position), ids::match_id(position))
+    }
+
+    fn diagram(position: &Position) -> String {
+        diagram::draw(position)
     }
 
     fn side_to_move(position: &Position) -> Side {
