@@ -214,3 +214,46 @@ mod tests {
         );
     }
 }
+
+/// Readers of drawn diagrams, for the games' tests.
+#[cfg(test)]
+pub mod reading {
+    /// Checks what every diagram keeps to: `lines` lines, each ending in `\n`, ASCII only, and
+    /// no wider than 72 columns so that no mail client wraps them.
+    pub fn assert_plain(diagram: &str, lines: usize) {
+        assert!(diagram.ends_with('\n'), "{diagram}");
+        assert_eq!(diagram.lines().count(), lines, "{diagram}");
+        for line in diagram.lines() {
+            assert!(line.is_ascii(), "not ASCII: {line}");
+            assert!(line.chars().count() <= 72, "too wide: {line}");
+            assert_eq!(line, line.trim_end(), "trailing spaces: {line:?}");
+        }
+    }
+
+    /// The text of the cell at column `col` and row `row` (both from 0 at White's bottom left)
+    /// of a [`super::Grid`] of `rows` rows and cells `width` wide, drawn after one status line,
+    /// `span` cells wide (2 for a merged cell).
+    pub fn cell(diagram: &str, rows: usize, width: usize, col: usize, row: usize) -> String {
+        span(diagram, rows, width, col, row, 1)
+    }
+
+    pub fn span(
+        diagram: &str,
+        rows: usize,
+        width: usize,
+        col: usize,
+        row: usize,
+        cells: usize,
+    ) -> String {
+        let line = diagram
+            .lines()
+            .nth(2 + 2 * (rows - 1 - row))
+            .unwrap_or_default();
+        let from = 5 + col * (width + 1);
+        let len = cells * width + cells - 1;
+        line.get(from..(from + len).min(line.len()))
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    }
+}
