@@ -29,9 +29,9 @@ pub(super) fn draw(position: &Position) -> String {
     let (white, black) = score(position);
     let last = position
         .last()
-        .map_or_else(|| "none yet".to_owned(), |square| square.to_string());
+        .map_or_else(|| "none".to_owned(), |square| square.to_string());
     let footer = format!(
-        "Placed: White {} of {PIECES_PER_SIDE}, Black {} of {PIECES_PER_SIDE}; last {last}; score: White {white}, Black {black}",
+        "Placed: White {}/{PIECES_PER_SIDE}, Black {}/{PIECES_PER_SIDE}; last: {last}; score: White {white}, Black {black}",
         position.placed(Side::White),
         position.placed(Side::Black),
     );

@@ -1494,7 +1494,9 @@ const DIAGRAM_LINES: usize = 22;
 
 #[test]
 fn the_setup_diagram_is_the_one_of_the_rules() {
-    assert_eq!(Cubulus::diagram(&Cubulus::start(&options(false))), SETUP_DIAGRAM);
+    let setup = Cubulus::diagram(&Cubulus::start(&options(false)));
+    crate::rules::diagram::reading::assert_plain(&setup, DIAGRAM_LINES);
+    assert_eq!(setup, SETUP_DIAGRAM);
     let engine = GameKind::Cubulus.engine().unwrap();
     let start = engine.start_position(&serde_json::Value::Null).unwrap();
     assert_eq!(
