@@ -100,8 +100,18 @@ fn pips(position: &Position, side: Side) -> u32 {
 fn status(position: &Position) -> String {
     let turn = position.turn;
     match position.phase() {
+        // The match score after the game would overflow the line; the notes keep the score
+        // before it, so only the end of the match is added.
         Phase::Finished => match outcome(position).and_then(|o| o.summary) {
-            Some(summary) => format!("Game over: {summary}"),
+            Some(summary) => {
+                let game = summary.split(';').next().unwrap_or_default();
+                let ended = if summary.contains("wins the match") {
+                    "; match over"
+                } else {
+                    ""
+                };
+                format!("Game over: {game}{ended}")
+            }
             None => "Game over".to_owned(),
         },
         Phase::AnswerResignation => format!(

@@ -689,7 +689,9 @@ Pieces: White 13, Black 13
 #[test]
 fn the_start_diagram() {
     let diagram = Nubulus::diagram(&start());
-    test_support::assert_drawn(&diagram, |index| start().owner(index).map(|side| (side, "")));
+    test_support::assert_drawn(&diagram, |index| {
+        start().owner(index).map(|side| (side, ""))
+    });
     assert_eq!(diagram, START_DIAGRAM);
 }
 

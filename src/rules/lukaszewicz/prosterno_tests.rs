@@ -711,7 +711,9 @@ Pieces: White 9, Black 9
 #[test]
 fn the_start_diagram() {
     let diagram = Prosterno::diagram(&start());
-    test_support::assert_drawn(&diagram, |index| start().owner(index).map(|side| (side, "")));
+    test_support::assert_drawn(&diagram, |index| {
+        start().owner(index).map(|side| (side, ""))
+    });
     assert_eq!(diagram, START_DIAGRAM);
 }
 

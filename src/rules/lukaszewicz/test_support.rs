@@ -80,7 +80,10 @@ pub const DIAGRAM_LINES: usize = 20;
 
 /// Checks that a 9×8 diagram draws exactly the pieces `letter` names (`o` for a piece without a
 /// letter, Black's in parentheses), `.` on the empty dark squares and nothing elsewhere.
-pub fn assert_drawn(diagram: &str, letter: impl Fn(u8) -> Option<(crate::rules::Side, &'static str)>) {
+pub fn assert_drawn(
+    diagram: &str,
+    letter: impl Fn(u8) -> Option<(crate::rules::Side, &'static str)>,
+) {
     use crate::rules::diagram::reading::{assert_plain, cell};
     assert_plain(diagram, DIAGRAM_LINES);
     for index in 0..super::SQUARES {
@@ -91,7 +94,13 @@ pub fn assert_drawn(diagram: &str, letter: impl Fn(u8) -> Option<(crate::rules::
             None if square.is_dark() => ".".to_owned(),
             None => String::new(),
         };
-        let drawn = cell(diagram, 8, 3, usize::from(square.col), usize::from(square.row));
+        let drawn = cell(
+            diagram,
+            8,
+            3,
+            usize::from(square.col),
+            usize::from(square.row),
+        );
         assert_eq!(drawn, expected, "{square} in\n{diagram}");
     }
 }

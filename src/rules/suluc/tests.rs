@@ -1178,10 +1178,16 @@ fn a_game_in_progress_shows_the_roll_the_kings_and_their_lives() {
     assert_eq!(lines[14], "  5 |   (K2)    |");
     assert_eq!(lines[18], "  3 |     o     |");
     assert_eq!(lines[22], "  1 |  L4 LK3   |   White's line");
-    assert_eq!(lines[25], "Pieces: White 7, Black 4; crowned: White and Black");
+    assert_eq!(
+        lines[25],
+        "Pieces: White 7, Black 4; crowned: White and Black"
+    );
     // Black's fullest line still fits its cell.
     let full = Suluc::diagram(&parse("b L1 (L6) (LK3) ; crowned=b"));
-    assert_eq!(full.lines().nth(2), Some(" 11 |(L6) (LK3) |   Black's line"));
+    assert_eq!(
+        full.lines().nth(2),
+        Some(" 11 |(L6) (LK3) |   Black's line")
+    );
 }
 
 proptest! {
