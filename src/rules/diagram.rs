@@ -5,7 +5,7 @@
 //! [`Grid`] draws the squared boards of every game but Backgammon, whose board has its own
 //! shape (see `backgammon::diagram`).
 
-use super::notation::{COLUMN_LETTERS, Square};
+use super::notation::COLUMN_LETTERS;
 use super::{EndReason, Outcome, Side};
 
 /// The first line of every diagram: who moves, or how the game ended.
@@ -181,11 +181,6 @@ pub fn assemble(status: String, board: Vec<String>, footer: Vec<String>) -> Stri
     out
 }
 
-/// Whether a square is dark, for games that mark the empty dark squares.
-pub fn dark(col: usize, row: usize) -> bool {
-    Square::new(col as u8, row as u8).is_dark()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,12 +226,13 @@ pub mod reading {
     }
 
     /// The text of the cell at column `col` and row `row` (both from 0 at White's bottom left)
-    /// of a [`super::Grid`] of `rows` rows and cells `width` wide, drawn after one status line,
-    /// `span` cells wide (2 for a merged cell).
+    /// of a [`super::Grid`] of `rows` rows and cells `width` wide, drawn after one status line.
     pub fn cell(diagram: &str, rows: usize, width: usize, col: usize, row: usize) -> String {
         span(diagram, rows, width, col, row, 1)
     }
 
+    /// The text across `cells` cells from (`col`, `row`), as [`cell`] reads one (2 for a merged
+    /// cell).
     pub fn span(
         diagram: &str,
         rows: usize,
