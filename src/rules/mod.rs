@@ -15,6 +15,7 @@
 pub mod backgammon;
 pub mod cheversi;
 pub mod cubulus;
+pub mod diagram;
 pub mod lukaszewicz;
 pub mod notation;
 pub mod record;
@@ -263,6 +264,11 @@ pub trait Game {
     /// The canonical position string.
     fn format_position(position: &Self::Position) -> String;
 
+    /// A plain-text picture of the position for people (in mails, monospaced): the board in the
+    /// notation's coordinates, and a line or two of what else the position holds. ASCII apart
+    /// from what the notation itself writes; every line ends in `\n`.
+    fn diagram(position: &Self::Position) -> String;
+
     fn side_to_move(position: &Self::Position) -> Side;
 
     /// Every legal move, in a stable order. Empty exactly when the position is finished or the
@@ -455,6 +461,10 @@ pub trait Engine: Sync {
         options: &serde_json::Value,
     ) -> Result<Analysis, PositionError>;
 
+    /// The position drawn as plain text (see [`Game::diagram`]).
+    fn diagram(&self, position: &str, options: &serde_json::Value)
+    -> Result<String, PositionError>;
+
     /// The legal moves in canonical notation.
     fn legal_moves(
         &self,
@@ -583,6 +593,14 @@ impl<G: Game> Engine for Typed<G> {
         options: &serde_json::Value,
     ) -> Result<Analysis, PositionError> {
         Ok(Self::analysis(&Self::position(position, options)?))
+    }
+
+    fn diagram(
+        &self,
+        position: &str,
+        options: &serde_json::Value,
+    ) -> Result<String, PositionError> {
+        Ok(G::diagram(&Self::position(position, options)?))
     }
 
     fn legal_moves(

@@ -13,6 +13,7 @@
 //! game is a whole match, and [`game_result`] tells how each of its games ended.
 
 mod board;
+mod diagram;
 mod ids;
 mod notation;
 
@@ -535,6 +536,10 @@ impl Game for Backgammon {
 
     fn format_position(position: &Position) -> String {
         format!("{}:{}", ids::position_id(position), ids::match_id(position))
+    }
+
+    fn diagram(position: &Position) -> String {
+        diagram::draw(position)
     }
 
     fn side_to_move(position: &Position) -> Side {

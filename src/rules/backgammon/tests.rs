@@ -828,3 +828,145 @@ proptest! {
         }
     }
 }
+
+// ---- diagrams ----
+
+const DIAGRAM_LINES: usize = 15;
+
+/// The start with Black to play an opening 3-1 (docs/notation.md), drawn by hand from Black's
+/// side: Black's `X` on its 24, 13, 8 and 6 points, White's `O` on Black's 1, 12, 17 and 19.
+const OPENING_DIAGRAM: &str = "\
+Black to move, rolled 3-1
++13-14-15-16-17-18------19-20-21-22-23-24-+     O: White
+| X           O    |   | O              X |     Off 0, pips 167
+| X           O    |   | O              X |
+| X           O    |   | O                |
+| X                |   | O                |
+| X                |   | O                |
+|                  |BAR|                  |     Cube: 1
+| O                |   | X                |
+| O                |   | X                |
+| O           X    |   | X                |
+| O           X    |   | X              O |
+| O           X    |   | X              O |     Off 0, pips 167
++12-11-10--9--8--7-------6--5--4--3--2--1-+     X: Black
+Position ID:Match ID 4HPwATDgc/ABMA:cIkFAAAAAAAE
+";
+
+#[test]
+fn the_opening_diagram_is_seen_from_the_player_to_move() {
+    let opening = Backgammon::start_with_opening(&MONEY, 1, 3);
+    let diagram = Backgammon::diagram(&opening);
+    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    assert_eq!(diagram, OPENING_DIAGRAM);
+    // From White's side the same start mirrors: White's checkers take Black's places.
+    let white = Backgammon::diagram(&Backgammon::start(&MONEY));
+    assert_eq!(white.lines().next(), Some("White to double or roll"));
+    assert_eq!(
+        white.lines().nth(2),
+        Some("| O           X    |   | X              O |     Off 0, pips 167")
+    );
+}
+
+#[test]
+fn a_match_diagram_shows_tall_stacks_the_bar_the_cube_and_the_score() {
+    let mut position = custom(&[(6, 8), (5, 4)], &[(1, 2), (25, 1)], Side::White, [4, 2]);
+    position.match_length = 5;
+    position.score = [2, 3];
+    position.cube_log = 1;
+    position.owner = Some(Side::Black);
+    let options = BackgammonOptions {
+        cube: true,
+        match_length: 5,
+    };
+    let id = format(&position);
+    assert_eq!(parse_with(&id, &options), position);
+    // Written by hand: White (to move) sees its 8 checkers on its 6 point as four `O` and the
+    // count; Black's checker on the bar waits in the lower half, where it comes in.
+    let expected = format!(
+        "\
+White to move, rolled 4-2
++13-14-15-16-17-18------19-20-21-22-23-24-+     X: Black
+|                  |   |                X |     Off 12, pips 27
+|                  |   |                X |     Score 3 of 5
+|                  |   |                  |
+|                  |   |                  |
+|                  |   |                  |
+|                  |BAR|                  |     Cube: 2, owned by Black
+|                  |   | 8                |
+|                  |   | O  O             |
+|                  |   | O  O             |
+|                  |   | O  O             |     Score 2 of 5
+|                  | X | O  O             |     Off 3, pips 68
++12-11-10--9--8--7-------6--5--4--3--2--1-+     O: White
+Position ID:Match ID {id}
+"
+    );
+    let engine = crate::rules::Typed::<Backgammon>::ENGINE;
+    let options = serde_json::json!({ "match_length": 5 });
+    assert_eq!(
+        crate::rules::Engine::diagram(&engine, &id, &options).unwrap(),
+        expected
+    );
+}
+
+/// Reads back the stack a diagram draws on `point` (1–24 from the viewer's side, 25 for the bar
+/// in `half` 0 top or 1 bottom; `half` is ignored for the points): its mark and count.
+fn drawn_stack(lines: &[&str], point: usize, half: usize) -> Option<(char, u8)> {
+    let centre = match point {
+        25 => 21,
+        13..=18 => 2 + 3 * (point - 13),
+        19..=24 => 25 + 3 * (point - 19),
+        7..=12 => 2 + 3 * (12 - point),
+        _ => 25 + 3 * (6 - point),
+    };
+    let top = if point == 25 { half == 0 } else { point >= 13 };
+    let slot_line = |slot: usize| if top { 2 + slot } else { 12 - slot };
+    let window = |slot: usize| {
+        lines[slot_line(slot)][centre - 1..centre + 2]
+            .trim()
+            .to_owned()
+    };
+    let mark = window(0).chars().next()?;
+    let drawn = (0..5).take_while(|&slot| !window(slot).is_empty()).count() as u8;
+    let count = window(4).parse().unwrap_or(drawn);
+    Some((mark, count))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(seed in proptest::collection::vec(any::<u8>(), 0..400)) {
+        for position in random_game(seed) {
+            let diagram = Backgammon::diagram(&position);
+            crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+            let lines: Vec<&str> = diagram.lines().collect();
+            let viewer = Backgammon::side_to_move(&position);
+            let mark = |side: Side| if side == Side::White { 'O' } else { 'X' };
+            let own = position.side_board(viewer);
+            let theirs = position.side_board(viewer.opponent());
+            for point in 1..=24 {
+                let expected = if own[point - 1] > 0 {
+                    Some((mark(viewer), own[point - 1]))
+                } else if theirs[24 - point] > 0 {
+                    Some((mark(viewer.opponent()), theirs[24 - point]))
+                } else {
+                    None
+                };
+                prop_assert_eq!(drawn_stack(&lines, point, 0), expected, "point {} in\n{}", point, diagram);
+            }
+            let bar = |side: Side, half| {
+                let count = position.side_board(side)[24];
+                prop_assert_eq!(drawn_stack(&lines, 25, half), (count > 0).then_some((mark(side), count)));
+                Ok(())
+            };
+            bar(viewer, 0)?;
+            bar(viewer.opponent(), 1)?;
+            let off = |side: Side| format!("Off {},", position.borne_off(side));
+            prop_assert!(lines[2].contains(&off(viewer.opponent())), "{}", diagram);
+            prop_assert!(lines[12].contains(&off(viewer)), "{}", diagram);
+            prop_assert_eq!(lines[14], format!("Position ID:Match ID {}", format(&position)));
+        }
+    }
+}

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::notation::{self, Square};
 use super::{EndReason, Game, MoveError, Outcome, PositionError, Side};
 
+mod diagram;
 #[cfg(test)]
 mod tests;
 
@@ -765,6 +766,10 @@ impl Game for Cheversi {
         });
         let fields = position.last().map(|last| ("last", last.to_string()));
         notation::format_position(position.side_to_move(), tokens, fields)
+    }
+
+    fn diagram(position: &Position) -> String {
+        diagram::draw(position)
     }
 
     fn side_to_move(position: &Position) -> Side {

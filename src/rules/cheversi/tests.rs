@@ -932,3 +932,88 @@ proptest! {
         }
     }
 }
+
+// ---- diagrams ----
+
+const DIAGRAM_LINES: usize = 20;
+
+/// The empty board drawn by hand: `A1` dark (docs/notation.md), so dots on `A1 C1 … B2 D2 …`.
+const EMPTY_DIAGRAM: &str = "\
+White to move
+    +---+---+---+---+---+---+---+---+
+  8 |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+
+  7 | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+
+  6 |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+
+  5 | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+
+  4 |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+
+  3 | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+
+  2 |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+
+  1 | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+
+      A   B   C   D   E   F   G   H
+Placed: White 0/8, Black 0/8; last: none; score: White 0, Black 0
+";
+
+#[test]
+fn the_empty_board_diagram() {
+    let empty = Cheversi::diagram(&Cheversi::start(&OPTIONS));
+    crate::rules::diagram::reading::assert_plain(&empty, DIAGRAM_LINES);
+    assert_eq!(empty, EMPTY_DIAGRAM);
+    let engine = GameKind::Cheversi.engine().unwrap();
+    assert_eq!(
+        engine.diagram("w", &serde_json::Value::Null).unwrap(),
+        EMPTY_DIAGRAM
+    );
+}
+
+#[test]
+fn a_middle_game_diagram_shows_the_pieces_the_last_square_and_the_score() {
+    // The example of docs/notation.md: White's king on E4, Black's knight on D5. The king
+    // attacks the 7 empty squares around it, the knight all 8 of its squares.
+    let diagram = Cheversi::diagram(&parse("w E4K (D5N) ; last=D5"));
+    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[0], "White to move");
+    assert_eq!(lines[8], "  5 | . |   | . |(N)| . |   | . |   |");
+    assert_eq!(lines[10], "  4 |   | . |   | . | K | . |   | . |");
+    assert_eq!(
+        lines[19],
+        "Placed: White 1/8, Black 1/8; last: D5; score: White 7, Black 8"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 16)) {
+        let game = random_game(&choices);
+        let last = game.last().map(|(position, mv)| Cheversi::play(position, mv));
+        for position in game.iter().map(|(position, _)| *position).chain(last) {
+            let diagram = Cheversi::diagram(&position);
+            crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+            for square in squares() {
+                let drawn = crate::rules::diagram::reading::cell(
+                    &diagram, 8, 3, usize::from(square.col), usize::from(square.row),
+                );
+                let expected = match position.piece_at(square) {
+                    Some((side, piece)) => notation::piece_token(side, piece.letter()),
+                    None if square.is_dark() => ".".to_owned(),
+                    None => String::new(),
+                };
+                prop_assert_eq!(drawn, expected);
+            }
+            if let Some(outcome) = Cheversi::outcome(&position) {
+                prop_assert!(diagram.starts_with("Game over: "));
+                prop_assert!(diagram.lines().next().unwrap().contains(&outcome.summary.unwrap_or_default()));
+            }
+        }
+    }
+}

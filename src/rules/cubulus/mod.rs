@@ -6,6 +6,7 @@
 //! before or after it.
 
 mod board;
+mod diagram;
 mod die;
 mod movegen;
 mod notation;
@@ -164,6 +165,10 @@ impl Game for Cubulus {
 
     fn format_position(position: &Position) -> String {
         position::format(position)
+    }
+
+    fn diagram(position: &Position) -> String {
+        diagram::draw(position)
     }
 
     fn side_to_move(position: &Position) -> Side {

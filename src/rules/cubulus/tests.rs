@@ -1459,3 +1459,137 @@ proptest! {
         }
     }
 }
+
+// ---- diagrams ----
+
+/// The setup drawn by hand from the diagram in `docs/rules/cubulus.md` (descriptors, `K`,
+/// barriers across their two squares), with every row written out and the letters moved below
+/// the board.
+const SETUP_DIAGRAM: &str = "\
+White to move
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  9 |(14) |(24) |(54) |(64) | (K) |(64) |(54) |(24) |(14) |   Black
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  8 |     |     |( barrier )|     |( barrier )|     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  7 |     |     |     |     |     |     |     |     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  6 |     |     |     |     |     |     |     |     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  5 |     |     |     |     |     |     |     |     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  4 |     |     |     |     |     |     |     |     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  3 |     |     |     |     |     |     |     |     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  2 |     |     |  barrier  |     |  barrier  |     |     |
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+  1 | 13  | 23  | 53  | 63  |  K  | 63  | 53  | 23  | 13  |   White
+    +-----+-----+-----+-----+-----+-----+-----+-----+-----+
+       A     B     C     D     E     F     G     H     J
+Captured: White 0 dice, 0 barriers; Black 0 dice, 0 barriers
+";
+
+const DIAGRAM_LINES: usize = 22;
+
+#[test]
+fn the_setup_diagram_is_the_one_of_the_rules() {
+    let setup = Cubulus::diagram(&Cubulus::start(&options(false)));
+    crate::rules::diagram::reading::assert_plain(&setup, DIAGRAM_LINES);
+    assert_eq!(setup, SETUP_DIAGRAM);
+    let engine = GameKind::Cubulus.engine().unwrap();
+    let start = engine.start_position(&serde_json::Value::Null).unwrap();
+    assert_eq!(
+        engine.diagram(&start, &serde_json::Value::Null).unwrap(),
+        SETUP_DIAGRAM
+    );
+    let extended = Cubulus::diagram(&Cubulus::start(&options(true)));
+    assert_eq!(
+        extended.lines().next(),
+        Some("White to move; diagonal first move: White and Black")
+    );
+}
+
+#[test]
+fn a_middle_game_diagram_shows_upright_barriers_soldiers_and_losses() {
+    let position = parse_ext(
+        "b 13A1 23B1 53C1 63D1 E1 63F1 53G1 23H1 C2C3 E4S (C8D8) (F8F9) (14A9) (24B9) (54C9) (64D9) (E9) (54G9) (24H9) (14J9) ; diag=b",
+    );
+    let diagram = Cubulus::diagram(&position);
+    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    // Written by hand: the barrier standing on F8F9 is open between its squares, as is C2C3.
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[0], "Black to move; diagonal first move: Black");
+    assert_eq!(
+        lines[2],
+        "  9 |(14) |(24) |(54) |(64) | (K) |(bar)|(54) |(24) |(14) |   Black"
+    );
+    assert_eq!(
+        lines[3],
+        "    +-----+-----+-----+-----+-----+     +-----+-----+-----+"
+    );
+    assert_eq!(
+        lines[4],
+        "  8 |     |     |( barrier )|     |(bar)|     |     |     |"
+    );
+    assert_eq!(
+        lines[12],
+        "  4 |     |     |     |     |  S  |     |     |     |     |"
+    );
+    assert_eq!(
+        lines[15],
+        "    +-----+-----+     +-----+-----+-----+-----+-----+-----+"
+    );
+    assert_eq!(
+        lines[18],
+        "  1 | 13  | 23  | 53  | 63  |  K  | 63  | 53  | 23  |     |   White"
+    );
+    assert_eq!(
+        lines[21],
+        "Captured: White 1 die, 0 barriers; Black 1 die, 0 barriers"
+    );
+}
+
+/// Every piece of the position stands in its cell of the diagram, as the notation writes it.
+fn assert_every_piece_drawn(position: &Position) {
+    use crate::rules::diagram::reading::{cell, span};
+    let diagram = Cubulus::diagram(position);
+    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    let mark = |side: Side, text: &str| crate::rules::notation::piece_token(side, text);
+    for side in Side::BOTH {
+        for sq in squares(position.pieces(side)) {
+            let (c, r) = (usize::from(sq % 9), usize::from(sq / 9));
+            let at = cell(&diagram, 9, 5, c, r);
+            match position.piece_at(sq) {
+                Some((_, board::Piece::Die(o))) => assert_eq!(at, mark(side, &o.to_string())),
+                Some((_, board::Piece::King)) => assert_eq!(at, mark(side, "K")),
+                Some((_, board::Piece::Soldier)) => assert_eq!(at, mark(side, "S")),
+                Some((_, board::Piece::Barrier(other))) if other == sq + 1 => {
+                    let across = span(&diagram, 9, 5, c, r, 2);
+                    assert_eq!(across, mark(side, " barrier ").trim(), "{diagram}");
+                }
+                Some((_, board::Piece::Barrier(other))) if other == sq + 9 => {
+                    assert_eq!(at, mark(side, "bar"), "{diagram}");
+                    assert_eq!(cell(&diagram, 9, 5, c, r + 1), mark(side, "bar"));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(
+        choices in prop::collection::vec(any::<usize>(), 1..80),
+        extended in any::<bool>(),
+    ) {
+        let (game, last) = random_game(&choices, &options(extended));
+        for (position, _) in &game {
+            assert_every_piece_drawn(position);
+        }
+        assert_every_piece_drawn(&last);
+    }
+}

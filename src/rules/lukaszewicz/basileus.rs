@@ -390,6 +390,18 @@ impl Game for Basileus {
         }
     }
 
+    fn diagram(position: &Position) -> String {
+        super::draw_board(
+            position.side_to_move(),
+            Self::outcome(position).as_ref(),
+            |index| {
+                position
+                    .piece_at(index)
+                    .map(|(side, piece)| (side, piece.suffix()))
+            },
+        )
+    }
+
     fn format_position(position: &Position) -> String {
         let tokens = Side::BOTH.into_iter().flat_map(|side| {
             indices(position.pieces(side)).filter_map(move |index| {

@@ -650,3 +650,70 @@ fn random_games_end_or_hit_the_limit() {
 }
 
 const STOPPED_BY_LIMIT: usize = 0;
+
+// ---- diagrams ----
+
+/// Drawn by hand from the start in docs/notation.md: pawns `o` on the light squares, figures `F`
+/// on the dark ones, the basileus `B` on E2 and E7; `A1` dark.
+const START_DIAGRAM: &str = "\
+White to move
+    +---+---+---+---+---+---+---+---+---+
+  8 |   | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+---+
+  7 |(o)|(F)|(o)|(F)|(B)|(F)|(o)|(F)|(o)|
+    +---+---+---+---+---+---+---+---+---+
+  6 |   | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+---+
+  5 | . |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+---+
+  4 |   | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+---+
+  3 | . |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+---+
+  2 | o | F | o | F | B | F | o | F | o |
+    +---+---+---+---+---+---+---+---+---+
+  1 | . |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+---+
+      A   B   C   D   E   F   G   H   J
+Pieces: White 9, Black 9
+";
+
+fn letters(position: &Position) -> impl Fn(u8) -> Option<(Side, &'static str)> + '_ {
+    |index| {
+        position
+            .piece_at(index)
+            .map(|(side, piece)| (side, piece.suffix()))
+    }
+}
+
+#[test]
+fn the_start_diagram() {
+    let start = start();
+    let diagram = Basileus::diagram(&start);
+    test_support::assert_drawn(&diagram, letters(&start));
+    assert_eq!(diagram, START_DIAGRAM);
+}
+
+#[test]
+fn a_middle_game_diagram() {
+    let diagram = Basileus::diagram(&parse("b D4F E2B (C5) (E7B)"));
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[0], "Black to move");
+    assert_eq!(lines[4], "  7 | . |   | . |   |(B)|   | . |   | . |");
+    assert_eq!(lines[8], "  5 | . |   |(o)|   | . |   | . |   | . |");
+    assert_eq!(lines[10], "  4 |   | . |   | F |   | . |   | . |   |");
+    assert_eq!(lines[14], "  2 |   | . |   | . | B | . |   | . |   |");
+    assert_eq!(lines[19], "Pieces: White 2, Black 2");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 1..64)) {
+        let (game, end) = random_game(&choices);
+        for position in game.iter().map(|(position, _)| position).chain([&end]) {
+            test_support::assert_drawn(&Basileus::diagram(position), letters(position));
+        }
+    }
+}

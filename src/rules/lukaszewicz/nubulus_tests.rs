@@ -658,3 +658,63 @@ fn random_games_end_or_hit_the_limit() {
 }
 
 const STOPPED_BY_LIMIT: usize = 0;
+
+// ---- diagrams ----
+
+/// Drawn by hand from the start in docs/notation.md: White on the light squares of rows 1–3,
+/// Black on the dark squares of rows 6–8, `A1` dark.
+const START_DIAGRAM: &str = "\
+White to move
+    +---+---+---+---+---+---+---+---+---+
+  8 |   |(o)|   |(o)|   |(o)|   |(o)|   |
+    +---+---+---+---+---+---+---+---+---+
+  7 |(o)|   |(o)|   |(o)|   |(o)|   |(o)|
+    +---+---+---+---+---+---+---+---+---+
+  6 |   |(o)|   |(o)|   |(o)|   |(o)|   |
+    +---+---+---+---+---+---+---+---+---+
+  5 | . |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+---+
+  4 |   | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+---+
+  3 | . | o | . | o | . | o | . | o | . |
+    +---+---+---+---+---+---+---+---+---+
+  2 | o | . | o | . | o | . | o | . | o |
+    +---+---+---+---+---+---+---+---+---+
+  1 | . | o | . | o | . | o | . | o | . |
+    +---+---+---+---+---+---+---+---+---+
+      A   B   C   D   E   F   G   H   J
+Pieces: White 13, Black 13
+";
+
+#[test]
+fn the_start_diagram() {
+    let diagram = Nubulus::diagram(&start());
+    test_support::assert_drawn(&diagram, |index| {
+        start().owner(index).map(|side| (side, ""))
+    });
+    assert_eq!(diagram, START_DIAGRAM);
+}
+
+#[test]
+fn a_middle_game_diagram() {
+    // The position of docs/notation.md, Black to move.
+    let diagram = Nubulus::diagram(&parse("b A1 J1 (A8) (B8)"));
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[0], "Black to move");
+    assert_eq!(lines[2], "  8 |(o)|(o)|   | . |   | . |   | . |   |");
+    assert_eq!(lines[16], "  1 | o |   | . |   | . |   | . |   | o |");
+    assert_eq!(lines[19], "Pieces: White 2, Black 2");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 1..64)) {
+        let (game, end) = random_game(&choices);
+        for position in game.iter().map(|(position, _)| position).chain([&end]) {
+            let diagram = Nubulus::diagram(position);
+            test_support::assert_drawn(&diagram, |index| position.owner(index).map(|side| (side, "")));
+        }
+    }
+}

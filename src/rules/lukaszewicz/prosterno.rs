@@ -321,6 +321,12 @@ impl Game for Prosterno {
         })
     }
 
+    fn diagram(position: &Position) -> String {
+        super::draw_board(position.side, Self::outcome(position).as_ref(), |index| {
+            position.owner(index).map(|side| (side, ""))
+        })
+    }
+
     fn format_position(position: &Position) -> String {
         let tokens = Side::BOTH.into_iter().flat_map(|side| {
             indices(position.pieces(side))

@@ -680,3 +680,63 @@ fn random_games_end_or_hit_the_limit() {
 }
 
 const STOPPED_BY_LIMIT: usize = 5;
+
+// ---- diagrams ----
+
+/// Drawn by hand from the start in docs/notation.md: White on the light squares of rows 1–2,
+/// Black on the dark squares of rows 7–8, `A1` dark.
+const START_DIAGRAM: &str = "\
+White to move
+    +---+---+---+---+---+---+---+---+---+
+  8 |   |(o)|   |(o)|   |(o)|   |(o)|   |
+    +---+---+---+---+---+---+---+---+---+
+  7 |(o)|   |(o)|   |(o)|   |(o)|   |(o)|
+    +---+---+---+---+---+---+---+---+---+
+  6 |   | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+---+
+  5 | . |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+---+
+  4 |   | . |   | . |   | . |   | . |   |
+    +---+---+---+---+---+---+---+---+---+
+  3 | . |   | . |   | . |   | . |   | . |
+    +---+---+---+---+---+---+---+---+---+
+  2 | o | . | o | . | o | . | o | . | o |
+    +---+---+---+---+---+---+---+---+---+
+  1 | . | o | . | o | . | o | . | o | . |
+    +---+---+---+---+---+---+---+---+---+
+      A   B   C   D   E   F   G   H   J
+Pieces: White 9, Black 9
+";
+
+#[test]
+fn the_start_diagram() {
+    let diagram = Prosterno::diagram(&start());
+    test_support::assert_drawn(&diagram, |index| {
+        start().owner(index).map(|side| (side, ""))
+    });
+    assert_eq!(diagram, START_DIAGRAM);
+}
+
+#[test]
+fn a_middle_game_diagram() {
+    // After the step `D3-E4` of docs/notation.md, with Black waiting on F6 and J7 (dark).
+    let diagram = Prosterno::diagram(&parse("b E4 A2 (F6) (J7)"));
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[0], "Black to move");
+    assert_eq!(lines[6], "  6 |   | . |   | . |   |(o)|   | . |   |");
+    assert_eq!(lines[10], "  4 |   | . |   | . | o | . |   | . |   |");
+    assert_eq!(lines[19], "Pieces: White 2, Black 2");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 1..64)) {
+        let (game, end) = random_game(&choices);
+        for position in game.iter().map(|(position, _)| position).chain([&end]) {
+            let diagram = Prosterno::diagram(position);
+            test_support::assert_drawn(&diagram, |index| position.owner(index).map(|side| (side, "")));
+        }
+    }
+}

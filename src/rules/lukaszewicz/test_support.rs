@@ -74,3 +74,33 @@ pub fn insert_at(text: &str, cut: usize, insert: &str) -> String {
     }
     format!("{}{insert}{}", &text[..at], &text[at..])
 }
+
+/// Lines in a diagram of the 9×8 board: status, 2 × 8 rows + 2, footer.
+pub const DIAGRAM_LINES: usize = 20;
+
+/// Checks that a 9×8 diagram draws exactly the pieces `letter` names (`o` for a piece without a
+/// letter, Black's in parentheses), `.` on the empty dark squares and nothing elsewhere.
+pub fn assert_drawn(
+    diagram: &str,
+    letter: impl Fn(u8) -> Option<(crate::rules::Side, &'static str)>,
+) {
+    use crate::rules::diagram::reading::{assert_plain, cell};
+    assert_plain(diagram, DIAGRAM_LINES);
+    for index in 0..super::SQUARES {
+        let square = super::square(index);
+        let expected = match letter(index) {
+            Some((side, "")) => crate::rules::notation::piece_token(side, "o"),
+            Some((side, letter)) => crate::rules::notation::piece_token(side, letter),
+            None if square.is_dark() => ".".to_owned(),
+            None => String::new(),
+        };
+        let drawn = cell(
+            diagram,
+            8,
+            3,
+            usize::from(square.col),
+            usize::from(square.row),
+        );
+        assert_eq!(drawn, expected, "{square} in\n{diagram}");
+    }
+}

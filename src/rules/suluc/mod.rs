@@ -11,6 +11,7 @@
 //! rules require but never arises in a game; `tests.rs` checks that over random games.
 
 mod board;
+mod diagram;
 mod moves;
 mod position;
 
@@ -155,6 +156,10 @@ impl Game for Suluc {
 
     fn format_position(position: &Position) -> String {
         position::format(position)
+    }
+
+    fn diagram(position: &Position) -> String {
+        diagram::draw(position)
     }
 
     fn side_to_move(position: &Position) -> Side {

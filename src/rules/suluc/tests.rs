@@ -1118,3 +1118,109 @@ fn the_documented_examples_hold() {
         assert_eq!(format(&parse(lenient)), canonical);
     }
 }
+
+// ---- diagrams ----
+
+const DIAGRAM_LINES: usize = 26;
+
+/// The start drawn by hand from the board in `docs/rules/suluc.md`: only the path column `D`,
+/// each line a single cell counting its soldiers.
+const START_DIAGRAM: &str = "\
+White to move, roll to come
+    +-----------+
+ 11 |   (L7)    |   Black's line
+    +-----------+
+ 10 |           |
+    +-----------+
+  9 |           |
+    +-----------+
+  8 |           |
+    +-----------+
+  7 |           |
+    +-----------+
+  6 |           |
+    +-----------+
+  5 |           |
+    +-----------+
+  4 |           |
+    +-----------+
+  3 |           |
+    +-----------+
+  2 |           |
+    +-----------+
+  1 |    L7     |   White's line
+    +-----------+
+          D
+Pieces: White 7, Black 7; crowned: nobody yet
+";
+
+#[test]
+fn the_start_diagram() {
+    let start = Suluc::diagram(&Suluc::start(&KINGS));
+    crate::rules::diagram::reading::assert_plain(&start, DIAGRAM_LINES);
+    assert_eq!(start, START_DIAGRAM);
+    assert_eq!(
+        ENGINE
+            .diagram("w L7 (L7)", &serde_json::Value::Null)
+            .unwrap(),
+        START_DIAGRAM
+    );
+}
+
+#[test]
+fn a_game_in_progress_shows_the_roll_the_kings_and_their_lives() {
+    // The game in progress of docs/notation.md.
+    let diagram = Suluc::diagram(&parse("w L4 LK3 D3 D9 (D5K2) (L3) ; roll=6 ; crowned=wb"));
+    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    let lines: Vec<&str> = diagram.lines().collect();
+    assert_eq!(lines[0], "White to move, roll 6");
+    assert_eq!(lines[2], " 11 |   (L3)    |   Black's line");
+    assert_eq!(lines[6], "  9 |     o     |");
+    assert_eq!(lines[14], "  5 |   (K2)    |");
+    assert_eq!(lines[18], "  3 |     o     |");
+    assert_eq!(lines[22], "  1 |  L4 LK3   |   White's line");
+    assert_eq!(
+        lines[25],
+        "Pieces: White 7, Black 4; crowned: White and Black"
+    );
+    // Black's fullest line still fits its cell.
+    let full = Suluc::diagram(&parse("b L1 (L6) (LK3) ; crowned=b"));
+    assert_eq!(
+        full.lines().nth(2),
+        Some(" 11 |(L6) (LK3) |   Black's line")
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_position_of_a_random_game_is_drawn_whole(seed in any::<u64>(), black_first in any::<bool>()) {
+        use crate::rules::diagram::reading::cell;
+        let first = if black_first { Side::Black } else { Side::White };
+        let (game, last) = random_game(&Suluc::start_with_first(&KINGS, first), seed);
+        for position in game.iter().map(|(position, _)| *position).chain([last]) {
+            let diagram = Suluc::diagram(&position);
+            crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+            for (side, row) in [(Side::White, 0), (Side::Black, 10)] {
+                let drawn = cell(&diagram, 11, 11, 0, row);
+                let soldiers = position.line_soldiers(side);
+                prop_assert_eq!(drawn.contains(&format!("L{soldiers}")), soldiers > 0);
+                if let Some(lives) = position.line_king(side) {
+                    prop_assert!(drawn.contains(&format!("LK{lives}")), "{}", diagram);
+                }
+            }
+            for index in 0..PATH_LEN {
+                let drawn = cell(&diagram, 11, 11, 0, index + 1);
+                let expected = position.path(index).map(|piece| {
+                    let text = match piece.kind {
+                        Kind::Soldier => "o".to_owned(),
+                        Kind::King(lives) => format!("K{lives}"),
+                    };
+                    crate::rules::notation::piece_token(piece.side, text)
+                });
+                prop_assert_eq!(drawn, expected.unwrap_or_default());
+            }
+        }
+    }
+}
