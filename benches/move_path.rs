@@ -271,6 +271,12 @@ fn main() {
             jwt_secret: SecretString::from("benchmark-secret-of-at-least-32-bytes".to_owned()),
             token_ttl_hours: 1,
             workers: None,
+            mail: kuryr::mail::MailSettings {
+                smtp_url: None,
+                from: "Kuryr <kuryr@localhost>".parse().unwrap(),
+                folder: dir.path().join("mail"),
+                public_url: "http://127.0.0.1/".parse().unwrap(),
+            },
         };
         let app = Application::build(settings, system_clock()).await.unwrap();
         let kuryr_port = app.port();

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::db::DatabaseUrl;
+use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
 
 #[derive(Debug, Parser)]
 #[command(name = "kuryr", version, about = "Kuryr, a correspondence game server")]
@@ -94,6 +95,58 @@ pub struct ServeArgs {
     /// Worker threads for HTTP (default: one per core).
     #[arg(long, env = "KURYR_WORKERS")]
     pub workers: Option<usize>,
+
+    /// SMTP server for outgoing mail: `smtp://host:25` (no TLS), `smtp://host:587?tls=required`
+    /// (STARTTLS) or `smtps://host:465` (implicit TLS), with `user:password@` percent-encoded
+    /// before the host. Default: no server; each mail becomes an `.eml` file in
+    /// `<data-dir>/mail`.
+    #[arg(long, env = "KURYR_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<SecretString>,
+
+    /// Sender of every mail, `Name <address>` or a bare address.
+    #[arg(
+        long,
+        env = "KURYR_MAIL_FROM",
+        default_value = "Kuryr <kuryr@localhost>"
+    )]
+    pub mail_from: String,
+
+    /// The address people reach this server at, for links in mails (default: `http://` and the
+    /// listen address).
+    #[arg(long, env = "KURYR_PUBLIC_URL")]
+    pub public_url: Option<String>,
+}
+
+impl ServeArgs {
+    /// Where links point when no public URL is given: the listen address, with `localhost`
+    /// standing in for an all-interfaces address that no browser can open.
+    fn default_public_url(&self) -> String {
+        if self.listen.ip().is_unspecified() {
+            format!("http://localhost:{}", self.listen.port())
+        } else {
+            format!("http://{}", self.listen)
+        }
+    }
+
+    fn mail_settings(&self, data_dir: &Path) -> Result<MailSettings, mail::MailConfigError> {
+        use secrecy::ExposeSecret;
+        let smtp_url = match &self.smtp_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => {
+                Some(SmtpUrl::parse(url.expose_secret())?)
+            }
+            _ => None,
+        };
+        let public_url = match &self.public_url {
+            Some(url) if !url.trim().is_empty() => url.clone(),
+            _ => self.default_public_url(),
+        };
+        Ok(MailSettings {
+            smtp_url,
+            from: mail::transport::parse_mailbox(&self.mail_from)?,
+            folder: data_dir.join("mail"),
+            public_url: mail::transport::parse_public_url(&public_url)?,
+        })
+    }
 }
 
 /// Everything the running application needs, validated once at start.
@@ -106,6 +159,7 @@ pub struct Settings {
     pub jwt_secret: SecretString,
     pub token_ttl_hours: u32,
     pub workers: Option<usize>,
+    pub mail: MailSettings,
 }
 
 impl Settings {
@@ -123,6 +177,7 @@ impl Settings {
         if storage.db_pool_size == 0 {
             anyhow::bail!("KURYR_DB_POOL_SIZE must be at least 1");
         }
+        let mail = serve.mail_settings(&storage.data_dir)?;
         Ok(Settings {
             listen: serve.listen,
             data_dir: storage.data_dir.clone(),
@@ -131,7 +186,12 @@ impl Settings {
             jwt_secret,
             token_ttl_hours: serve.token_ttl_hours,
             workers: serve.workers,
+            mail,
         })
+    }
+
+    pub fn mailer(&self) -> Mailer {
+        Mailer::new(self.mail.clone())
     }
 }
 
@@ -199,5 +259,113 @@ mod tests {
             panic!("serve expected")
         };
         assert_eq!(serve.listen.to_string(), "127.0.0.1:8080");
+    }
+
+    fn serve_settings(args: &[&str]) -> anyhow::Result<Settings> {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().to_str().unwrap();
+        let mut argv = vec!["kuryr", "--data-dir", data_dir, "serve"];
+        argv.extend_from_slice(args);
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let Command::Serve(serve) = cli.command else {
+            panic!("serve expected")
+        };
+        let secret = "x".repeat(32);
+        let serve = ServeArgs {
+            jwt_secret: Some(SecretString::from(secret)),
+            ..serve
+        };
+        Settings::from_args(&cli.storage, &serve)
+    }
+
+    #[test]
+    fn without_mail_settings_mail_goes_into_the_data_dir() {
+        let settings = serve_settings(&["--listen", "127.0.0.1:9090"]).unwrap();
+        assert!(settings.mail.smtp_url.is_none());
+        assert_eq!(settings.mail.from.to_string(), "Kuryr <kuryr@localhost>");
+        assert_eq!(settings.mail.public_url.as_str(), "http://127.0.0.1:9090/");
+        assert_eq!(settings.mail.folder, settings.data_dir.join("mail"));
+        let description = settings.mailer().describe();
+        assert!(description.contains(".eml"), "{description}");
+        assert!(description.contains(&settings.data_dir.join("mail").display().to_string()));
+
+        let everywhere = serve_settings(&["--listen", "0.0.0.0:8080"]).unwrap();
+        assert_eq!(
+            everywhere.mail.public_url.as_str(),
+            "http://localhost:8080/"
+        );
+    }
+
+    #[test]
+    fn the_smtp_password_never_shows() {
+        let settings = serve_settings(&[
+            "--smtp-url",
+            "smtp://kuryr%40example.org:s3cr%2Ft@mail.example.org?tls=required",
+            "--mail-from",
+            "Kuryr <games@example.org>",
+            "--public-url",
+            "https://kuryr.example.org",
+        ])
+        .unwrap();
+        let description = settings.mailer().describe();
+        assert_eq!(
+            description,
+            "mail: SMTP smtp://mail.example.org:587 (STARTTLS), sending as Kuryr <games@example.org>"
+        );
+        for shown in [
+            description,
+            format!("{settings:?}"),
+            format!("{:?}", settings.mailer()),
+        ] {
+            assert!(!shown.contains("s3cr"), "{shown}");
+            assert!(!shown.contains("kuryr%40example.org"), "{shown}");
+        }
+        let implicit = serve_settings(&["--smtp-url", "smtps://mail.example.org"]).unwrap();
+        assert!(
+            implicit
+                .mailer()
+                .describe()
+                .contains("smtps://mail.example.org:465 (implicit TLS)")
+        );
+        let plain = serve_settings(&["--smtp-url", "smtp://127.0.0.1:2525"]).unwrap();
+        assert!(
+            plain
+                .mailer()
+                .describe()
+                .contains("smtp://127.0.0.1:2525 (no TLS)")
+        );
+    }
+
+    #[test]
+    fn unusable_mail_settings_stop_the_start_with_a_clear_reason() {
+        let error = |args: &[&str]| serve_settings(args).unwrap_err().to_string();
+        let bad_from = error(&["--mail-from", "Kuryr at localhost"]);
+        assert!(
+            bad_from.starts_with("KURYR_MAIL_FROM is not a mailbox"),
+            "{bad_from}"
+        );
+        let bad_public = error(&["--public-url", "ftp://example.org"]);
+        assert!(
+            bad_public.starts_with("KURYR_PUBLIC_URL must be"),
+            "{bad_public}"
+        );
+        let relative = error(&["--public-url", "kuryr.example.org"]);
+        assert!(
+            relative.starts_with("KURYR_PUBLIC_URL must be"),
+            "{relative}"
+        );
+        let bad_scheme = error(&["--smtp-url", "http://user:hunter2@mail.example.org"]);
+        assert!(
+            bad_scheme.starts_with("KURYR_SMTP_URL is not usable"),
+            "{bad_scheme}"
+        );
+        assert!(!bad_scheme.contains("hunter2"), "{bad_scheme}");
+        let bad_tls = error(&["--smtp-url", "smtp://mail.example.org?tls=sometimes"]);
+        assert!(bad_tls.contains("tls parameter"), "{bad_tls}");
+        let no_host = error(&["--smtp-url", "smtp://"]);
+        assert!(
+            no_host.starts_with("KURYR_SMTP_URL is not usable"),
+            "{no_host}"
+        );
     }
 }

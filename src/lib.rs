@@ -5,6 +5,7 @@
 //! * [`db`]: storage on SQLite or PostgreSQL;
 //! * [`service`]: the use cases, each one transaction;
 //! * [`api`]: the HTTP handlers, thin wrappers around the services;
+//! * [`mail`]: notification mails, rendered and sent;
 //! * [`startup`]: wiring it together.
 
 pub mod api;
@@ -14,6 +15,7 @@ pub mod config;
 pub mod db;
 pub mod dice;
 pub mod error;
+pub mod mail;
 pub mod rules;
 pub mod service;
 pub mod startup;

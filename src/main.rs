@@ -29,6 +29,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(serve) => {
             let settings = Settings::from_args(&cli.storage, &serve)?;
+            tracing::info!("{}", settings.mailer().describe());
             let app = Application::build(settings.clone(), system_clock()).await?;
             let address = std::net::SocketAddr::new(settings.listen.ip(), app.port());
             tracing::info!(

@@ -1,0 +1,740 @@
+//! What each notification says: minijinja templates under `templates/`, compiled into the
+//! binary, one `.txt` and one `.html` per kind. The `.txt` template also holds the subject as its
+//! `subject` block. HTML templates escape every value; text ones do not need to.
+
+use std::sync::LazyLock;
+
+use minijinja::value::{Serde, Value};
+use minijinja::{Environment, UndefinedBehavior, context};
+use serde::{Deserialize, Serialize};
+
+/// A mail's three renderings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rendered {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+/// What every mail ends with: why it came and where to change that.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Footer {
+    pub settings_url: String,
+    pub unsubscribe_url: Option<String>,
+}
+
+/// A template that failed to render: a bug in a template, never in the data.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot render the {kind} mail: {source:#}")]
+pub struct RenderError {
+    kind: &'static str,
+    source: minijinja::Error,
+}
+
+/// Everything the server mails about. Stored as JSON (`{"kind": "your_turn", ...}`) and rendered
+/// when it is sent, so every value is already in words: times in the recipient's zone, results
+/// as the recipient sees them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Notification {
+    YourTurn(YourTurn),
+    ChallengeReceived(ChallengeReceived),
+    ChallengeAccepted(ChallengeAccepted),
+    DrawOffered(DrawOffered),
+    GameOver(GameOver),
+    DeadlineReminder(DeadlineReminder),
+    Timeout(Timeout),
+    Digest(Digest),
+    VerifyEmail(VerifyEmail),
+    PasswordReset(PasswordReset),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct YourTurn {
+    /// The game's display name, "Cubulus".
+    pub game: String,
+    pub opponent: String,
+    pub move_number: u32,
+    /// The opponent's last move in the game's notation; none before the first move.
+    #[serde(default)]
+    pub last_move: Option<String>,
+    /// The position as a text diagram, shown as it is (monospace, never wrapped).
+    pub board: String,
+    /// The deadline in the recipient's time zone, "Tue 24 Nov 2026 18:00 CET (Europe/Paris)".
+    #[serde(default)]
+    pub deadline: Option<String>,
+    pub legal_moves: u32,
+    pub game_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeReceived {
+    pub challenger: String,
+    pub game: String,
+    /// The chosen options in words, "extended rules"; none for the standard game.
+    #[serde(default)]
+    pub options: Option<String>,
+    /// "3 days per move".
+    pub time_control: String,
+    pub challenge_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeAccepted {
+    pub opponent: String,
+    pub game: String,
+    pub game_url: String,
+    /// Whether the recipient (the challenger) has the first move.
+    pub your_move: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawOffered {
+    pub opponent: String,
+    pub game: String,
+    pub game_url: String,
+}
+
+/// A finished game, as its recipient sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Won,
+    Lost,
+    Drawn,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameOver {
+    pub game: String,
+    pub opponent: String,
+    pub outcome: Outcome,
+    /// How it ended, fitting "you won by …": "checkmate", "resignation", "points".
+    pub ending: String,
+    /// The final score or another summary, "56-45".
+    #[serde(default)]
+    pub summary: Option<String>,
+    pub game_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeadlineReminder {
+    pub game: String,
+    pub opponent: String,
+    pub move_number: u32,
+    /// In the recipient's time zone.
+    pub deadline: String,
+    /// "24 hours".
+    pub time_left: String,
+    pub game_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeout {
+    pub game: String,
+    pub opponent: String,
+    /// True when the recipient ran out of time, false when the opponent did.
+    pub you_ran_out: bool,
+    pub outcome: Outcome,
+    pub game_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Digest {
+    /// The games where it is the recipient's move, most urgent first.
+    pub games: Vec<DigestGame>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DigestGame {
+    pub game: String,
+    pub opponent: String,
+    pub move_number: u32,
+    #[serde(default)]
+    pub deadline: Option<String>,
+    pub game_url: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyEmail {
+    pub username: String,
+    pub verify_url: String,
+    /// When the link stops working, in words: "Tue 24 Nov 2026 18:00 CET".
+    pub expires: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasswordReset {
+    pub username: String,
+    pub reset_url: String,
+    pub expires: String,
+}
+
+impl Notification {
+    /// The name it is stored under, and its templates' name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Notification::YourTurn(_) => "your_turn",
+            Notification::ChallengeReceived(_) => "challenge_received",
+            Notification::ChallengeAccepted(_) => "challenge_accepted",
+            Notification::DrawOffered(_) => "draw_offered",
+            Notification::GameOver(_) => "game_over",
+            Notification::DeadlineReminder(_) => "deadline_reminder",
+            Notification::Timeout(_) => "timeout",
+            Notification::Digest(_) => "digest",
+            Notification::VerifyEmail(_) => "verify_email",
+            Notification::PasswordReset(_) => "password_reset",
+        }
+    }
+
+    pub fn render(&self, footer: &Footer) -> Result<Rendered, RenderError> {
+        let kind = self.kind();
+        let failed = |source| RenderError { kind, source };
+        let context = context! {
+            ..Value::from(Serde(self)),
+            ..Value::from(Serde(footer)),
+        };
+        let text_template = TEMPLATES
+            .get_template(&format!("{kind}.txt"))
+            .map_err(failed)?;
+        let mut text = text_template
+            .render_captured(context.clone())
+            .map_err(failed)?;
+        let subject = text
+            .with_state_mut(|state| state.render_block("subject"))
+            .map_err(failed)?;
+        let subject = one_line(&subject);
+        let html = TEMPLATES
+            .get_template(&format!("{kind}.html"))
+            .and_then(|template| {
+                template.render(context! { subject => &subject, ..context.clone() })
+            })
+            .map_err(failed)?;
+        Ok(Rendered {
+            subject,
+            text: tidy_text(&text.into_output()),
+            html,
+        })
+    }
+}
+
+/// A subject is one line whatever the data holds: a newline in it would end the header.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Template tags leave stray blank lines and trailing spaces; a terminal shows them all. The
+/// signature separator "-- " keeps its space, which mail clients look for.
+fn tidy_text(text: &str) -> String {
+    let mut tidy = String::with_capacity(text.len());
+    let mut blank_run = 0;
+    for line in text.lines() {
+        let line = if line == "-- " { line } else { line.trim_end() };
+        if line.is_empty() {
+            blank_run += 1;
+            if blank_run > 1 || tidy.is_empty() {
+                continue;
+            }
+        } else {
+            blank_run = 0;
+        }
+        tidy.push_str(line);
+        tidy.push('\n');
+    }
+    while tidy.ends_with("\n\n") {
+        tidy.pop();
+    }
+    tidy
+}
+
+const TEXT_WIDTH: usize = 72;
+
+/// Wraps every line to [`TEXT_WIDTH`] columns at spaces, continuing with the line's own indent
+/// (two more after a `- ` bullet). A word longer than the width, such as a URL, stays whole so it
+/// can still be clicked.
+fn wrap(text: String) -> String {
+    let mut wrapped = String::with_capacity(text.len() + text.len() / TEXT_WIDTH + 1);
+    for (index, line) in text.split('\n').enumerate() {
+        if index > 0 {
+            wrapped.push('\n');
+        }
+        let content = line.trim_start();
+        let indent = &line[..line.len() - content.len()];
+        let continuation = if content.starts_with("- ") {
+            format!("{indent}  ")
+        } else {
+            indent.to_owned()
+        };
+        wrapped.push_str(indent);
+        let mut column = indent.chars().count();
+        let mut line_has_words = false;
+        for word in content.split(' ').filter(|word| !word.is_empty()) {
+            let width = word.chars().count();
+            if line_has_words && column + 1 + width > TEXT_WIDTH {
+                wrapped.push('\n');
+                wrapped.push_str(&continuation);
+                column = continuation.chars().count();
+            } else if line_has_words {
+                wrapped.push(' ');
+                column += 1;
+            }
+            wrapped.push_str(word);
+            column += width;
+            line_has_words = true;
+        }
+    }
+    wrapped
+}
+
+macro_rules! embedded_templates {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("templates/", $name)))),*]
+    };
+}
+
+static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
+    let mut env = Environment::new();
+    // A misspelt variable must fail the tests, not send a mail with a hole in it.
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
+        .trim_blocks(true)
+        .lstrip_blocks(true)
+        .keep_trailing_newline(true)
+        .build()
+    {
+        env.set_syntax(syntax);
+    }
+    env.add_filter("wrap", wrap);
+    let templates = embedded_templates![
+        "layout.txt",
+        "layout.html",
+        "_button.html",
+        "_outcome.txt",
+        "your_turn.txt",
+        "your_turn.html",
+        "challenge_received.txt",
+        "challenge_received.html",
+        "challenge_accepted.txt",
+        "challenge_accepted.html",
+        "draw_offered.txt",
+        "draw_offered.html",
+        "game_over.txt",
+        "game_over.html",
+        "deadline_reminder.txt",
+        "deadline_reminder.html",
+        "timeout.txt",
+        "timeout.html",
+        "digest.txt",
+        "digest.html",
+        "verify_email.txt",
+        "verify_email.html",
+        "password_reset.txt",
+        "password_reset.html",
+    ];
+    for (name, source) in templates {
+        // A broken template shows up as a RenderError when it is used (and in the tests, which
+        // render every kind), rather than as a panic here.
+        if let Err(error) = env.add_template(name, source) {
+            tracing::error!(template = name, "mail template does not compile: {error:#}");
+        }
+    }
+    env
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NASTY: &str = "<b>&x";
+
+    fn footer() -> Footer {
+        Footer {
+            settings_url: "https://kuryr.example.org/settings/notifications".into(),
+            unsubscribe_url: Some("https://kuryr.example.org/unsubscribe/tok3n".into()),
+        }
+    }
+
+    const BOARD: &str = "  a b c d\n4 · ● · ○\n3 ○ · ● ·\n2 · · · ·\n1 ● ○ · ·";
+
+    fn your_turn(opponent: &str) -> Notification {
+        Notification::YourTurn(YourTurn {
+            game: "Cubulus".into(),
+            opponent: opponent.into(),
+            move_number: 14,
+            last_move: Some("c3-d4".into()),
+            board: BOARD.into(),
+            deadline: Some("Tue 24 Nov 2026 18:00 CET (Europe/Paris)".into()),
+            legal_moves: 7,
+            game_url: "https://kuryr.example.org/games/0190".into(),
+        })
+    }
+
+    fn digest_game(opponent: &str, move_number: u32, deadline: Option<&str>) -> DigestGame {
+        DigestGame {
+            game: "Cheversi".into(),
+            opponent: opponent.into(),
+            move_number,
+            deadline: deadline.map(Into::into),
+            game_url: format!("https://kuryr.example.org/games/{move_number}"),
+        }
+    }
+
+    /// One of each kind, every name in it `opponent`, with the words its mail must contain.
+    fn every_kind(opponent: &str) -> Vec<(Notification, &'static str, Vec<&'static str>)> {
+        vec![
+            (
+                your_turn(opponent),
+                "Cubulus vs OPP — your move (move 14)",
+                vec![
+                    "c3-d4",
+                    "Tue 24 Nov 2026 18:00 CET (Europe/Paris)",
+                    "7 legal moves",
+                    "/games/0190",
+                ],
+            ),
+            (
+                Notification::ChallengeReceived(ChallengeReceived {
+                    challenger: opponent.into(),
+                    game: "Suluc".into(),
+                    options: Some("extended rules".into()),
+                    time_control: "3 days per move".into(),
+                    challenge_url: "https://kuryr.example.org/challenges/77".into(),
+                }),
+                "Suluc vs OPP — new challenge",
+                vec!["extended rules", "3 days per move", "/challenges/77"],
+            ),
+            (
+                Notification::ChallengeAccepted(ChallengeAccepted {
+                    opponent: opponent.into(),
+                    game: "Cheversi".into(),
+                    game_url: "https://kuryr.example.org/games/5".into(),
+                    your_move: true,
+                }),
+                "Cheversi vs OPP — challenge accepted, your move",
+                vec![
+                    "accepted your challenge",
+                    "You have the first move",
+                    "/games/5",
+                ],
+            ),
+            (
+                Notification::DrawOffered(DrawOffered {
+                    opponent: opponent.into(),
+                    game: "Basileus".into(),
+                    game_url: "https://kuryr.example.org/games/6".into(),
+                }),
+                "Basileus vs OPP — draw offered",
+                vec!["offers a draw", "/games/6"],
+            ),
+            (
+                Notification::GameOver(GameOver {
+                    game: "Cheversi".into(),
+                    opponent: opponent.into(),
+                    outcome: Outcome::Won,
+                    ending: "points".into(),
+                    summary: Some("56-45".into()),
+                    game_url: "https://kuryr.example.org/games/7".into(),
+                }),
+                "Cheversi vs OPP — game over: you won",
+                vec!["you won", "by points", "56-45", "/games/7"],
+            ),
+            (
+                Notification::DeadlineReminder(DeadlineReminder {
+                    game: "Cubulus".into(),
+                    opponent: opponent.into(),
+                    move_number: 14,
+                    deadline: "Wed 25 Nov 2026 09:30 CET (Europe/Paris)".into(),
+                    time_left: "24 hours".into(),
+                    game_url: "https://kuryr.example.org/games/8".into(),
+                }),
+                "Cubulus vs OPP — 24 hours left for move 14",
+                vec![
+                    "Wed 25 Nov 2026 09:30 CET (Europe/Paris)",
+                    "24 hours",
+                    "lost on time",
+                    "/games/8",
+                ],
+            ),
+            (
+                Notification::Timeout(Timeout {
+                    game: "Nubulus".into(),
+                    opponent: opponent.into(),
+                    you_ran_out: true,
+                    outcome: Outcome::Lost,
+                    game_url: "https://kuryr.example.org/games/9".into(),
+                }),
+                "Nubulus vs OPP — game over on time: you lost",
+                vec!["You ran out of time", "you lost", "/games/9"],
+            ),
+            (
+                Notification::Digest(Digest {
+                    games: vec![
+                        digest_game(opponent, 14, Some("Tue 24 Nov 2026 18:00 CET")),
+                        digest_game("carol", 3, None),
+                        digest_game("dave", 41, Some("Fri 27 Nov 2026 08:00 CET")),
+                    ],
+                }),
+                "Kuryr — 3 games waiting for your move",
+                vec![
+                    "3 games are waiting",
+                    "move 14",
+                    "Tue 24 Nov 2026 18:00 CET",
+                    "carol",
+                    "/games/41",
+                ],
+            ),
+            (
+                Notification::VerifyEmail(VerifyEmail {
+                    username: opponent.into(),
+                    verify_url: "https://kuryr.example.org/verify/abc".into(),
+                    expires: "Tue 24 Nov 2026 18:00 CET".into(),
+                }),
+                "Kuryr — confirm your email address",
+                vec!["/verify/abc", "Tue 24 Nov 2026 18:00 CET", "Hello OPP"],
+            ),
+            (
+                Notification::PasswordReset(PasswordReset {
+                    username: opponent.into(),
+                    reset_url: "https://kuryr.example.org/reset/xyz".into(),
+                    expires: "Tue 24 Nov 2026 18:00 CET".into(),
+                }),
+                "Kuryr — reset your password",
+                vec!["/reset/xyz", "reset the password", "Hello OPP"],
+            ),
+        ]
+    }
+
+    /// How a value appears in the HTML: escaped, like everything minijinja prints there.
+    fn in_html(text: &str) -> String {
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#x27;")
+            .replace('/', "&#x2f;")
+    }
+
+    #[test]
+    fn every_kind_renders_its_subject_and_content_in_both_parts() {
+        let kinds = every_kind("alice");
+        assert_eq!(kinds.len(), 10, "one sample per Notification variant");
+        for (notification, subject, needles) in kinds {
+            let rendered = notification.render(&footer()).unwrap();
+            let kind = notification.kind();
+            assert_eq!(rendered.subject, subject.replace("OPP", "alice"), "{kind}");
+            for needle in needles.iter().map(|n| n.replace("OPP", "alice")) {
+                // Wrapping may break a value across lines.
+                assert!(
+                    one_line(&rendered.text).contains(&needle),
+                    "{kind}: text lacks {needle:?}:\n{}",
+                    rendered.text
+                );
+                assert!(
+                    rendered.html.contains(&in_html(&needle)),
+                    "{kind}: html lacks {needle:?}:\n{}",
+                    rendered.html
+                );
+            }
+            assert!(
+                rendered
+                    .html
+                    .contains(&format!("<title>{}</title>", in_html(&rendered.subject))),
+                "{kind}"
+            );
+            if std::env::var_os("KURYR_SHOW_MAIL").is_some() {
+                println!(
+                    "===== {}\n{}\n{}",
+                    rendered.subject, rendered.text, rendered.html
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_mail_ends_with_why_it_came_and_where_to_change_that() {
+        for (notification, _, _) in every_kind("alice") {
+            let kind = notification.kind();
+            let rendered = notification.render(&footer()).unwrap();
+            let (_, signature) = rendered
+                .text
+                .rsplit_once("\n-- \n")
+                .unwrap_or_else(|| panic!("{kind}: no signature separator:\n{}", rendered.text));
+            assert!(signature.contains("You get this email because"), "{kind}");
+            assert!(
+                signature.contains("https://kuryr.example.org/settings/notifications"),
+                "{kind}"
+            );
+            assert!(
+                signature.contains("https://kuryr.example.org/unsubscribe/tok3n"),
+                "{kind}"
+            );
+            assert!(
+                rendered
+                    .html
+                    .contains(&in_html("https://kuryr.example.org/unsubscribe/tok3n")),
+                "{kind}"
+            );
+
+            let without = notification
+                .render(&Footer {
+                    unsubscribe_url: None,
+                    ..footer()
+                })
+                .unwrap();
+            assert!(
+                without
+                    .text
+                    .contains("https://kuryr.example.org/settings/notifications"),
+                "{kind}"
+            );
+            assert!(
+                !without.text.contains("nsubscribe"),
+                "{kind}:\n{}",
+                without.text
+            );
+            assert!(!without.html.contains("nsubscribe"), "{kind}");
+        }
+    }
+
+    #[test]
+    fn names_are_escaped_in_html_and_verbatim_in_text() {
+        for (notification, subject, _) in every_kind(NASTY) {
+            let kind = notification.kind();
+            let rendered = notification.render(&footer()).unwrap();
+            assert_eq!(rendered.subject, subject.replace("OPP", NASTY), "{kind}");
+            assert!(rendered.text.contains(NASTY), "{kind}:\n{}", rendered.text);
+            assert!(
+                rendered.html.contains("&lt;b&gt;&amp;x"),
+                "{kind}:\n{}",
+                rendered.html
+            );
+            assert!(
+                !rendered.html.contains(NASTY),
+                "{kind} lets markup through:\n{}",
+                rendered.html
+            );
+        }
+    }
+
+    #[test]
+    fn text_lines_fit_a_terminal_except_the_diagram_and_long_links() {
+        let long_name = "Mx Alexandrina-Konstantinopolitana von und zu Hohenzollern-Sigmaringen";
+        for (notification, _, _) in every_kind(long_name) {
+            let kind = notification.kind();
+            let rendered = notification.render(&footer()).unwrap();
+            for line in rendered.text.lines() {
+                let is_diagram = BOARD.lines().any(|row| row == line);
+                let is_lone_word = !line.trim().contains(' ');
+                assert!(
+                    line.chars().count() <= TEXT_WIDTH || is_diagram || is_lone_word,
+                    "{kind}: line too long: {line:?}"
+                );
+                assert_eq!(
+                    line,
+                    line.trim_end_matches(' ').to_owned() + if line == "-- " { " " } else { "" },
+                    "{kind}: trailing space in {line:?}"
+                );
+            }
+            assert!(
+                !rendered.text.contains("\n\n\n"),
+                "{kind}: blank lines pile up:\n{}",
+                rendered.text
+            );
+        }
+    }
+
+    #[test]
+    fn the_board_diagram_is_kept_verbatim() {
+        let rendered = your_turn("alice").render(&footer()).unwrap();
+        assert!(
+            rendered.text.contains(&format!("\n{BOARD}\n")),
+            "{}",
+            rendered.text
+        );
+        assert!(rendered.html.contains("<pre"), "{}", rendered.html);
+        assert!(
+            rendered.html.contains("4 · ● · ○\n3 ○ · ● ·"),
+            "{}",
+            rendered.html
+        );
+    }
+
+    #[test]
+    fn optional_parts_are_left_out_when_absent() {
+        let Notification::YourTurn(mut first_move) = your_turn("alice") else {
+            unreachable!()
+        };
+        first_move.last_move = None;
+        first_move.deadline = None;
+        first_move.legal_moves = 1;
+        let rendered = Notification::YourTurn(first_move)
+            .render(&footer())
+            .unwrap();
+        assert!(!rendered.text.contains("played"), "{}", rendered.text);
+        assert!(!rendered.text.contains("due by"), "{}", rendered.text);
+        assert!(
+            rendered.text.contains("You have 1 legal move."),
+            "{}",
+            rendered.text
+        );
+
+        let single = Notification::Digest(Digest {
+            games: vec![digest_game("bob", 2, None)],
+        })
+        .render(&footer())
+        .unwrap();
+        assert_eq!(single.subject, "Kuryr — 1 game waiting for your move");
+        assert!(
+            single.text.contains("One game is waiting"),
+            "{}",
+            single.text
+        );
+    }
+
+    #[test]
+    fn a_notification_survives_its_stay_in_the_outbox_as_json() {
+        for (notification, _, _) in every_kind("alice") {
+            let json = serde_json::to_value(&notification).unwrap();
+            assert_eq!(json["kind"], notification.kind());
+            let back: Notification = serde_json::from_value(json).unwrap();
+            assert_eq!(back, notification);
+        }
+        let stored = serde_json::json!({
+            "kind": "game_over", "game": "Cubulus", "opponent": "bob", "outcome": "drawn",
+            "ending": "agreement", "game_url": "https://kuryr.example.org/games/1"
+        });
+        let notification: Notification = serde_json::from_value(stored).unwrap();
+        let rendered = notification.render(&footer()).unwrap();
+        assert_eq!(rendered.subject, "Cubulus vs bob — game over: drawn");
+    }
+
+    #[test]
+    fn a_subject_stays_on_one_line_whatever_the_names_hold() {
+        let rendered = your_turn("mallory\r\nBcc: everyone@example.org")
+            .render(&footer())
+            .unwrap();
+        assert_eq!(
+            rendered.subject,
+            "Cubulus vs mallory Bcc: everyone@example.org — your move (move 14)"
+        );
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_keeps_indents() {
+        let line = "word ".repeat(30);
+        let wrapped = wrap(format!("- {line}\n  {line}"));
+        for out in wrapped.lines() {
+            assert!(out.chars().count() <= TEXT_WIDTH, "{out:?}");
+            assert!(
+                out.starts_with("- ") || out.starts_with("  word"),
+                "{out:?}"
+            );
+        }
+        assert_eq!(
+            wrapped.split_whitespace().filter(|w| *w == "word").count(),
+            60
+        );
+        let url = format!("https://example.org/{}", "x".repeat(100));
+        assert_eq!(wrap(format!("Open {url}")), format!("Open\n{url}"));
+    }
+}
