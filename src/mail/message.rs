@@ -81,3 +81,93 @@ impl OutgoingMail {
             .map_err(|e| DeliveryError::Permanent(format!("cannot build the message: {e}")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mail() -> OutgoingMail {
+        OutgoingMail {
+            id: "0190a1b2-c3d4".into(),
+            to_address: "bob@example.org".into(),
+            to_name: "Bob Ż".into(),
+            rendered: Rendered {
+                subject: "Cubulus vs alice — your move (move 3)".into(),
+                text: "Your move.\n".into(),
+                html: "<p>Your move.</p>\n".into(),
+            },
+            unsubscribe_url: Some("https://kuryr.example.org/unsubscribe/t".into()),
+        }
+    }
+
+    fn from() -> Mailbox {
+        "Kuryr <kuryr@example.org>".parse().unwrap()
+    }
+
+    fn formatted(mail: &OutgoingMail) -> Result<String, DeliveryError> {
+        let message = mail.to_message(&from(), "kuryr.example.org")?;
+        Ok(String::from_utf8(message.formatted()).unwrap())
+    }
+
+    #[test]
+    fn the_message_carries_its_id_and_one_click_unsubscribe() {
+        let raw = formatted(&mail()).unwrap();
+        assert!(
+            raw.contains("Message-ID: <0190a1b2-c3d4@kuryr.example.org>\r\n"),
+            "{raw}"
+        );
+        assert!(
+            raw.contains("List-Unsubscribe: <https://kuryr.example.org/unsubscribe/t>\r\n"),
+            "{raw}"
+        );
+        assert!(raw.contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n"));
+        assert!(
+            raw.contains("Content-Type: multipart/alternative;"),
+            "{raw}"
+        );
+        assert!(raw.contains("From: Kuryr <kuryr@example.org>\r\n"), "{raw}");
+        assert!(raw.contains("Date: "), "{raw}");
+
+        let without = formatted(&OutgoingMail {
+            unsubscribe_url: None,
+            to_name: String::new(),
+            ..mail()
+        })
+        .unwrap();
+        assert!(!without.contains("List-Unsubscribe"), "{without}");
+        assert!(without.contains("To: bob@example.org\r\n"), "{without}");
+    }
+
+    #[test]
+    fn what_cannot_be_sent_is_a_permanent_failure_not_a_panic() {
+        let cases = [
+            OutgoingMail {
+                to_address: "bob".into(),
+                ..mail()
+            },
+            OutgoingMail {
+                to_address: "bob@example.org>, eve@example.org".into(),
+                ..mail()
+            },
+            OutgoingMail {
+                id: "id>\r\nBcc: eve@example.org".into(),
+                ..mail()
+            },
+            OutgoingMail {
+                id: String::new(),
+                ..mail()
+            },
+            OutgoingMail {
+                unsubscribe_url: Some("https://x.example>\r\nBcc: eve@example.org".into()),
+                ..mail()
+            },
+        ];
+        for case in cases {
+            let result = formatted(&case);
+            assert!(
+                matches!(result, Err(DeliveryError::Permanent(_))),
+                "{case:?} gave {result:?}"
+            );
+        }
+    }
+}
