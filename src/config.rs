@@ -115,6 +115,11 @@ pub struct ServeArgs {
     /// listen address).
     #[arg(long, env = "KURYR_PUBLIC_URL")]
     pub public_url: Option<String>,
+
+    /// Vacation days each player may take per calendar year (in their time zone); while on
+    /// vacation their clocks stand still.
+    #[arg(long, env = "KURYR_VACATION_DAYS", default_value_t = 30)]
+    pub vacation_days: u32,
 }
 
 impl ServeArgs {
@@ -160,6 +165,7 @@ pub struct Settings {
     pub token_ttl_hours: u32,
     pub workers: Option<usize>,
     pub mail: MailSettings,
+    pub vacation_days: u32,
 }
 
 impl Settings {
@@ -178,6 +184,9 @@ impl Settings {
             anyhow::bail!("KURYR_DB_POOL_SIZE must be at least 1");
         }
         let mail = serve.mail_settings(&storage.data_dir)?;
+        if serve.vacation_days > 365 {
+            anyhow::bail!("KURYR_VACATION_DAYS is at most 365 (days in a year)");
+        }
         Ok(Settings {
             listen: serve.listen,
             data_dir: storage.data_dir.clone(),
@@ -187,6 +196,7 @@ impl Settings {
             token_ttl_hours: serve.token_ttl_hours,
             workers: serve.workers,
             mail,
+            vacation_days: serve.vacation_days,
         })
     }
 

@@ -10,11 +10,13 @@
 
 pub mod api;
 pub mod auth;
+pub mod background;
 pub mod clock;
 pub mod config;
 pub mod db;
 pub mod dice;
 pub mod error;
+pub mod links;
 pub mod mail;
 pub mod rules;
 pub mod service;

@@ -56,10 +56,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             match command {
                 UserCommand::Create { username, email } => {
                     let password = read_password()?;
-                    let user = accounts::register(&db, &username, &email, password, now)
+                    let user = accounts::register(&db, None, &username, &email, password, now)
                         .await
                         .map_err(|e| anyhow::anyhow!("{e}"))?;
                     println!("created user {} ({})", user.username, user.id);
+                    println!(
+                        "{} is not confirmed yet; no mail goes to it until the user asks for a confirmation mail (POST /api/v1/me/email/confirmation) and follows its link",
+                        user.email
+                    );
                 }
                 UserCommand::SetPassword { username } => {
                     let password = read_password()?;

@@ -9,20 +9,40 @@ use tracing_actix_web::TracingLogger;
 
 use crate::api;
 use crate::auth::TokenKeys;
+use crate::background;
 use crate::config::Settings;
 use crate::db::{self, Database};
+use crate::links::LinkSigner;
+use crate::service::notifications::Notifier;
 use crate::service::{Clock, SystemClock};
 
-/// What every request handler can reach.
+/// What every request handler (and the background workers) can reach.
 pub struct AppState {
     pub db: Database,
     pub tokens: TokenKeys,
     pub clock: Arc<dyn Clock>,
+    pub notifier: Notifier,
+    /// Vacation each player may take per calendar year.
+    pub vacation_allowance: chrono::Duration,
 }
 
+/// Vacation days per year when nothing else is configured.
+pub const DEFAULT_VACATION_DAYS: u32 = 30;
+
 impl AppState {
-    pub fn new(db: Database, tokens: TokenKeys, clock: Arc<dyn Clock>) -> Self {
-        AppState { db, tokens, clock }
+    pub fn new(db: Database, tokens: TokenKeys, clock: Arc<dyn Clock>, notifier: Notifier) -> Self {
+        AppState {
+            db,
+            tokens,
+            clock,
+            notifier,
+            vacation_allowance: chrono::Duration::days(i64::from(DEFAULT_VACATION_DAYS)),
+        }
+    }
+
+    pub fn with_vacation_days(mut self, days: u32) -> Self {
+        self.vacation_allowance = chrono::Duration::days(i64::from(days));
+        self
     }
 }
 
@@ -32,6 +52,7 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
         cfg.app_data(state)
             .app_data(api::json_config())
             .app_data(api::query_config())
+            .app_data(api::form_config())
             .app_data(api::path_config())
             .configure(api::configure)
             .default_service(web::to(api::not_found));
@@ -54,7 +75,14 @@ impl Application {
         }
         let db = Database::connect(&settings.database_url, settings.db_pool_size)?;
         let tokens = TokenKeys::new(&settings.jwt_secret, settings.token_ttl_hours);
-        let state = web::Data::new(AppState::new(db, tokens, clock));
+        let notifier = Notifier::new(
+            settings.mail.public_url.as_str(),
+            LinkSigner::new(&settings.jwt_secret),
+        );
+        let state = web::Data::new(
+            AppState::new(db, tokens, clock, notifier).with_vacation_days(settings.vacation_days),
+        );
+        background::spawn(state.clone().into_inner(), settings.mailer());
 
         let listener = TcpListener::bind(settings.listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;

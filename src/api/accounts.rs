@@ -4,10 +4,11 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
 use super::Text;
-use super::views::{AccountView, PublicUserView, TokenView};
+use super::views::{AccountView, PublicUserView, TokenView, VacationView};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::service::accounts::{self, AccountChanges};
+use crate::service::{addresses, notifications, vacations};
 use crate::startup::AppState;
 
 #[derive(Deserialize)]
@@ -25,6 +26,7 @@ pub async fn register(
     let body = body.into_inner();
     let user = accounts::register(
         &state.db,
+        Some(&state.notifier),
         &body.username,
         &body.email,
         body.password.into(),
@@ -81,6 +83,7 @@ pub struct UpdateMeBody {
     username: Option<Text>,
     email: Option<Text>,
     play_forced_moves: Option<bool>,
+    time_zone: Option<Text>,
 }
 
 pub async fn update_me(
@@ -93,8 +96,16 @@ pub async fn update_me(
         username: body.username.map(String::from),
         email: body.email.map(String::from),
         play_forced_moves: body.play_forced_moves,
+        time_zone: body.time_zone.map(String::from),
     };
-    let account = accounts::update(&state.db, user.id, changes, state.clock.now()).await?;
+    let account = accounts::update(
+        &state.db,
+        &state.notifier,
+        user.id,
+        changes,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(AccountView::from(account)))
 }
 
@@ -131,4 +142,105 @@ pub async fn user(
 ) -> Result<HttpResponse, ApiError> {
     let user = accounts::by_username(&state.db, path.into_inner().0).await?;
     Ok(HttpResponse::Ok().json(PublicUserView::from(user)))
+}
+
+/// Sends the address confirmation mail again.
+pub async fn resend_confirmation(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    addresses::resend_confirmation(&state.db, &state.notifier, user.id, state.clock.now()).await?;
+    Ok(HttpResponse::Accepted().finish())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResetRequestBody {
+    email: Text,
+}
+
+/// Asks for a password reset link; the answer is the same whether the address is known or not.
+pub async fn request_password_reset(
+    state: web::Data<AppState>,
+    body: web::Json<ResetRequestBody>,
+) -> Result<HttpResponse, ApiError> {
+    let email = body.into_inner().email.into();
+    addresses::request_password_reset(&state.db, &state.notifier, email, state.clock.now())
+        .await?;
+    Ok(HttpResponse::Accepted().finish())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResetBody {
+    token: Text,
+    new_password: Text,
+}
+
+/// Sets a new password with the token of a reset link.
+pub async fn reset_password(
+    state: web::Data<AppState>,
+    body: web::Json<ResetBody>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    addresses::reset_password(
+        &state.db,
+        &state.notifier.links,
+        body.token.into(),
+        body.new_password.into(),
+        state.clock.now(),
+    )
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+pub async fn notification_settings(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let settings = notifications::get_settings(&state.db, user.id).await?;
+    Ok(HttpResponse::Ok().json(settings))
+}
+
+/// Changes the fields sent; the others keep their values.
+pub async fn update_notification_settings(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<serde_json::Map<String, serde_json::Value>>,
+) -> Result<HttpResponse, ApiError> {
+    let settings = notifications::update_settings(
+        &state.db,
+        user.id,
+        body.into_inner(),
+        state.clock.now(),
+    )
+    .await?;
+    Ok(HttpResponse::Ok().json(settings))
+}
+
+pub async fn vacation(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let status =
+        vacations::get(&state.db, user.id, state.vacation_allowance, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(VacationView::from(status)))
+}
+
+pub async fn start_vacation(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let status =
+        vacations::start(&state.db, user.id, state.vacation_allowance, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(VacationView::from(status)))
+}
+
+pub async fn end_vacation(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let status =
+        vacations::end(&state.db, user.id, state.vacation_allowance, state.clock.now()).await?;
+    Ok(HttpResponse::Ok().json(VacationView::from(status)))
 }

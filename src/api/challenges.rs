@@ -8,6 +8,7 @@ use super::Text;
 use super::page_request;
 use super::views::{ChallengeView, GameView, PageView};
 use crate::auth::AuthUser;
+use crate::clock::TimeControl;
 use crate::error::ApiError;
 use crate::service::challenges::{self, ColorChoice, Direction, NewChallenge};
 use crate::startup::AppState;
@@ -20,6 +21,8 @@ pub struct CreateBody {
     color: Option<Text>,
     options: Option<Value>,
     days_per_move: Option<i32>,
+    time_control: Option<TimeControl>,
+    weekend_pause: Option<bool>,
 }
 
 pub async fn create(
@@ -45,8 +48,11 @@ pub async fn create(
         color,
         options: body.options.unwrap_or(Value::Null),
         days_per_move: body.days_per_move,
+        time_control: body.time_control,
+        weekend_pause: body.weekend_pause.unwrap_or(false),
     };
-    let challenge = challenges::create(&state.db, user, new, state.clock.now()).await?;
+    let challenge =
+        challenges::create(&state.db, &state.notifier, user, new, state.clock.now()).await?;
     Ok(HttpResponse::Created()
         .insert_header((
             "Location",
@@ -106,7 +112,7 @@ pub async fn accept(
     user: AuthUser,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = challenges::accept(&state.db, path.into_inner().0, user, state.clock.now()).await?;
+    let game = challenges::accept(&state.db, &state.notifier, path.into_inner().0, user, state.clock.now()).await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
         .json(GameView::new(game, true)?))

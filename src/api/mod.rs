@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod challenges;
 pub mod games;
 pub mod health;
+pub mod pages;
 pub mod rules;
 pub mod views;
 
@@ -48,6 +49,19 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/me" => accounts::me),
         endpoint!(PATCH "/api/v1/me" => accounts::update_me),
         endpoint!(POST "/api/v1/me/password" => accounts::change_password),
+        endpoint!(POST "/api/v1/me/email/confirmation" => accounts::resend_confirmation),
+        endpoint!(GET "/api/v1/me/notifications" => accounts::notification_settings),
+        endpoint!(PATCH "/api/v1/me/notifications" => accounts::update_notification_settings),
+        endpoint!(GET "/api/v1/me/vacation" => accounts::vacation),
+        endpoint!(POST "/api/v1/me/vacation" => accounts::start_vacation),
+        endpoint!(DELETE "/api/v1/me/vacation" => accounts::end_vacation),
+        endpoint!(POST "/api/v1/auth/password-reset" => accounts::request_password_reset),
+        endpoint!(POST "/api/v1/auth/password-reset/confirm" => accounts::reset_password),
+        endpoint!(GET "/confirm-email" => pages::confirm_email),
+        endpoint!(GET "/reset-password" => pages::reset_form),
+        endpoint!(POST "/reset-password" => pages::reset_submit),
+        endpoint!(GET "/unsubscribe" => pages::unsubscribe_form),
+        endpoint!(POST "/unsubscribe" => pages::unsubscribe),
         endpoint!(GET "/api/v1/users/{username}" => accounts::user),
         endpoint!(GET "/api/v1/games/kinds" => rules::kinds),
         endpoint!(GET "/api/v1/games" => games::list),
@@ -136,6 +150,25 @@ pub fn json_config() -> web::JsonConfig {
                 other => {
                     ApiError::BadRequest(format!("the request body could not be read: {other}"))
                 }
+            };
+            api.into()
+        })
+}
+
+/// The one form a page posts (the new password); its errors are problems like the API's.
+pub fn form_config() -> web::FormConfig {
+    web::FormConfig::default()
+        .limit(MAX_BODY_BYTES)
+        .error_handler(|error, _req| {
+            use actix_web::error::UrlencodedError;
+            let api = match &error {
+                UrlencodedError::Overflow { .. } => ApiError::PayloadTooLarge {
+                    limit: MAX_BODY_BYTES,
+                },
+                UrlencodedError::ContentType => ApiError::BadRequest(
+                    "the form must be sent as application/x-www-form-urlencoded".into(),
+                ),
+                other => ApiError::BadRequest(format!("the form could not be read: {other}")),
             };
             api.into()
         })

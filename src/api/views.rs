@@ -9,7 +9,10 @@ use crate::db::models::{Game, Move, Roll, User};
 use crate::error::ApiError;
 use crate::rules::Side;
 use crate::service::challenges::ChallengeDetails;
+use crate::clock::TimeControl;
+use crate::service::clocks;
 use crate::service::games::GameDetails;
+use crate::service::vacations::VacationStatus;
 use crate::service::{Page, UserRef};
 
 fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
@@ -22,6 +25,9 @@ pub struct AccountView {
     pub id: String,
     pub username: String,
     pub email: String,
+    /// Whether `email` is confirmed; no notification goes to an unconfirmed address.
+    pub email_confirmed: bool,
+    pub time_zone: String,
     pub play_forced_moves: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -33,6 +39,8 @@ impl From<User> for AccountView {
             id: user.id,
             username: user.username,
             email: user.email,
+            email_confirmed: user.email_verified_at.is_some(),
+            time_zone: user.time_zone,
             play_forced_moves: user.play_forced_moves != 0,
             created_at: utc(user.created_at),
             updated_at: utc(user.updated_at),
@@ -83,6 +91,8 @@ pub struct GameView {
     pub summary: Option<String>,
     pub draw_offer: Option<String>,
     pub days_per_move: Option<i32>,
+    /// The correspondence clock; `None` for a game without one.
+    pub clock: Option<ClockView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<Vec<String>>,
     /// For games with dice: the SHA-256 commitment to the game's dice seed.
@@ -112,6 +122,7 @@ impl GameView {
             })?),
             _ => None,
         };
+        let clock = ClockView::of(&game);
         Ok(GameView {
             id: game.id,
             game: game.game_kind,
@@ -127,11 +138,48 @@ impl GameView {
             summary: game.result_summary,
             draw_offer: game.draw_offer,
             days_per_move: game.days_per_move,
+            clock,
             legal_moves,
             dice_commitment: game.dice_commitment,
             created_at: utc(game.created_at),
             updated_at: utc(game.updated_at),
             finished_at: game.finished_at.map(utc),
+        })
+    }
+}
+
+#[derive(Serialize)]
+pub struct ClockView {
+    pub time_control: TimeControl,
+    /// "3 days per move".
+    pub summary: String,
+    pub weekend_pause: bool,
+    /// When the clock of the player to move started.
+    pub turn_started_at: Option<DateTime<Utc>>,
+    /// When the player to move loses on time; `null` while their clock stands still (vacation)
+    /// or the game is over.
+    pub deadline: Option<DateTime<Utc>>,
+    /// Counted seconds each side has for its current or next turn (the whole allowance per
+    /// move, or the bank as it stood when the turn began).
+    pub white_seconds: Option<i64>,
+    pub black_seconds: Option<i64>,
+}
+
+impl ClockView {
+    fn of(game: &Game) -> Option<ClockView> {
+        let control = clocks::control_of(game);
+        if control == TimeControl::None {
+            return None;
+        }
+        let [white_seconds, black_seconds] = clocks::budgets(game);
+        Some(ClockView {
+            summary: control.summary(),
+            time_control: control,
+            weekend_pause: game.weekend_pause != 0,
+            turn_started_at: game.turn_started_at.map(utc),
+            deadline: game.deadline_at.map(utc),
+            white_seconds,
+            black_seconds,
         })
     }
 }
@@ -193,6 +241,8 @@ pub struct ChallengeView {
     pub open: bool,
     pub color: String,
     pub days_per_move: Option<i32>,
+    pub time_control: TimeControl,
+    pub weekend_pause: bool,
     pub status: String,
     pub game_id: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -211,6 +261,12 @@ impl From<ChallengeDetails> for ChallengeView {
             open: c.open != 0,
             color: c.color,
             days_per_move: c.days_per_move,
+            time_control: c
+                .time_control
+                .as_deref()
+                .and_then(|json| serde_json::from_str(json).ok())
+                .unwrap_or_default(),
+            weekend_pause: c.weekend_pause != 0,
             status: c.status,
             game_id: c.game_id,
             created_at: utc(c.created_at),
@@ -285,6 +341,36 @@ impl DiceView {
                     created_at: utc(roll.created_at),
                 })
                 .collect(),
+        }
+    }
+}
+
+/// A player's vacation standing.
+#[derive(Serialize)]
+pub struct VacationView {
+    pub on_vacation: bool,
+    pub since: Option<DateTime<Utc>>,
+    /// When the vacation ends by itself, the allowance spent.
+    pub ends_at: Option<DateTime<Utc>>,
+    pub allowance_days: f64,
+    pub used_days_this_year: f64,
+    pub remaining_days_this_year: f64,
+}
+
+fn days(duration: chrono::Duration) -> f64 {
+    // Two decimals are minutes' precision enough for a person.
+    (duration.num_seconds() as f64 / 864.0).round() / 100.0
+}
+
+impl From<VacationStatus> for VacationView {
+    fn from(status: VacationStatus) -> Self {
+        VacationView {
+            on_vacation: status.since.is_some(),
+            since: status.since,
+            ends_at: status.ends_at,
+            allowance_days: days(status.allowance),
+            used_days_this_year: days(status.used_this_year),
+            remaining_days_this_year: days(status.remaining_this_year),
         }
     }
 }

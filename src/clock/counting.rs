@@ -200,7 +200,7 @@ fn midnight(date: NaiveDate) -> NaiveDateTime {
 /// The first instant whose wall time in `zone` reaches `wall`: the earlier of the two when a
 /// fall-back repeats it, the moment the clocks jump when a spring-forward (or Samoa's 2011 jump
 /// over a whole day) skips it.
-pub(crate) fn first_instant_at_or_after(zone: Tz, wall: NaiveDateTime) -> DateTime<Utc> {
+pub fn first_instant_at_or_after(zone: Tz, wall: NaiveDateTime) -> DateTime<Utc> {
     if let Some(instant) = wall.and_local_timezone(zone).earliest() {
         return instant.with_timezone(&Utc);
     }

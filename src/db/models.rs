@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::schema::{challenges, games, moves, rolls, users};
+use super::schema::{challenges, games, moves, outbox, rolls, users, vacations};
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = users)]
@@ -20,6 +20,13 @@ pub struct User {
     pub updated_at: NaiveDateTime,
     /// 1 when the server plays this user's only legal move for them.
     pub play_forced_moves: i32,
+    /// An IANA zone name, for deadlines, digests and weekends.
+    pub time_zone: String,
+    /// When the current address was confirmed; no notification goes to an unconfirmed one.
+    pub email_verified_at: Option<NaiveDateTime>,
+    /// JSON, see `service::notifications::Settings`.
+    pub notification_settings: String,
+    pub next_digest_at: Option<NaiveDateTime>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
@@ -47,6 +54,16 @@ pub struct Game {
     pub dice_seed: Option<String>,
     pub dice_commitment: Option<String>,
     pub dice_used: i32,
+    /// JSON `clock::TimeControl`; `None` for a game without a clock.
+    pub time_control: Option<String>,
+    pub weekend_pause: i32,
+    /// Banked seconds of each side at the start of its turn (time-bank controls).
+    pub clock_white: Option<i32>,
+    pub clock_black: Option<i32>,
+    /// When the clock of the player to move started.
+    pub turn_started_at: Option<NaiveDateTime>,
+    /// When the player to move loses on time; `None` while no clock runs.
+    pub deadline_at: Option<NaiveDateTime>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -81,6 +98,8 @@ pub struct Challenge {
     pub game_id: Option<String>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
+    pub time_control: Option<String>,
+    pub weekend_pause: i32,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -96,6 +115,37 @@ pub struct Roll {
     pub created_at: NaiveDateTime,
 }
 
+#[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
+#[diesel(table_name = vacations)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct Vacation {
+    pub id: String,
+    pub user_id: String,
+    pub started_at: NaiveDateTime,
+    /// `None` while the vacation goes on.
+    pub ended_at: Option<NaiveDateTime>,
+}
+
+#[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
+#[diesel(table_name = outbox)]
+#[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub struct OutboxRow {
+    pub id: String,
+    pub user_id: String,
+    pub kind: String,
+    pub game_id: Option<String>,
+    pub to_address: String,
+    /// JSON `mail::Notification`.
+    pub payload: String,
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: NaiveDateTime,
+    pub locked_until: Option<NaiveDateTime>,
+    pub last_error: Option<String>,
+    pub created_at: NaiveDateTime,
+    pub sent_at: Option<NaiveDateTime>,
+}
+
 /// Game and challenge states as stored.
 pub mod status {
     pub const ACTIVE: &str = "active";
@@ -104,4 +154,11 @@ pub mod status {
     pub const ACCEPTED: &str = "accepted";
     pub const DECLINED: &str = "declined";
     pub const CANCELLED: &str = "cancelled";
+}
+
+/// Outbox row states.
+pub mod delivery {
+    pub const PENDING: &str = "pending";
+    pub const SENT: &str = "sent";
+    pub const FAILED: &str = "failed";
 }

@@ -14,6 +14,10 @@ diesel::table! {
         created_at -> Timestamp,
         updated_at -> Timestamp,
         play_forced_moves -> Integer,
+        time_zone -> Text,
+        email_verified_at -> Nullable<Timestamp>,
+        notification_settings -> Text,
+        next_digest_at -> Nullable<Timestamp>,
     }
 }
 
@@ -39,6 +43,12 @@ diesel::table! {
         dice_seed -> Nullable<Text>,
         dice_commitment -> Nullable<Text>,
         dice_used -> Integer,
+        time_control -> Nullable<Text>,
+        weekend_pause -> Integer,
+        clock_white -> Nullable<Integer>,
+        clock_black -> Nullable<Integer>,
+        turn_started_at -> Nullable<Timestamp>,
+        deadline_at -> Nullable<Timestamp>,
     }
 }
 
@@ -70,6 +80,8 @@ diesel::table! {
         game_id -> Nullable<Text>,
         created_at -> Timestamp,
         updated_at -> Timestamp,
+        time_control -> Nullable<Text>,
+        weekend_pause -> Integer,
     }
 }
 
@@ -85,8 +97,55 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    vacations (id) {
+        id -> Text,
+        user_id -> Text,
+        started_at -> Timestamp,
+        ended_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    reminders_sent (game_id, ply, hours_before) {
+        game_id -> Text,
+        ply -> Integer,
+        hours_before -> Integer,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    outbox (id) {
+        id -> Text,
+        user_id -> Text,
+        kind -> Text,
+        game_id -> Nullable<Text>,
+        to_address -> Text,
+        payload -> Text,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        locked_until -> Nullable<Timestamp>,
+        last_error -> Nullable<Text>,
+        created_at -> Timestamp,
+        sent_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
+diesel::joinable!(vacations -> users (user_id));
+diesel::joinable!(outbox -> users (user_id));
 diesel::joinable!(rolls -> games (game_id));
 diesel::joinable!(challenges -> games (game_id));
 
-diesel::allow_tables_to_appear_in_same_query!(users, games, moves, challenges, rolls);
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    games,
+    moves,
+    challenges,
+    rolls,
+    vacations,
+    reminders_sent,
+    outbox
+);

@@ -1,8 +1,15 @@
 //! Accounts: registration, login, the caller's own profile, passwords.
+//!
+//! An email address counts only once confirmed (the link in the confirmation mail). Until then
+//! the account's `email_key` holds a placeholder unique to the account, so confirmed addresses
+//! are unique regardless of case while registering, or changing to, an address already in use
+//! looks exactly like any other registration: no answer reveals whether an address is known.
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
+use super::addresses;
+use super::notifications::{self, Notifier};
 use crate::auth::{self, AuthUser, TokenKeys};
 use crate::db::models::User;
 use crate::db::schema::users;
@@ -78,8 +85,13 @@ pub fn validate_password(password: &str, field: &'static str) -> Result<(), ApiE
 }
 
 /// The case-insensitive key that uniqueness is judged by.
-fn key(text: &str) -> String {
+pub(super) fn key(text: &str) -> String {
     text.to_lowercase()
+}
+
+/// The `email_key` of an account whose address is not confirmed yet (see the module comment).
+fn unconfirmed_key(user_id: &str) -> String {
+    format!("unconfirmed:{user_id}")
 }
 
 async fn hash(password: String) -> Result<String, ApiError> {
@@ -99,7 +111,7 @@ fn username_taken(username: &str) -> ApiError {
     )
 }
 
-fn email_taken() -> ApiError {
+pub(super) fn email_taken() -> ApiError {
     ApiError::conflict(
         "email-taken",
         "Email address in use",
@@ -108,7 +120,7 @@ fn email_taken() -> ApiError {
 }
 
 /// Rejects a username or email that another account has, ignoring case.
-fn check_unique(
+pub(super) fn check_unique(
     conn: &mut DbConn,
     username: Option<&str>,
     email: Option<&str>,
@@ -139,8 +151,11 @@ fn check_unique(
     Ok(())
 }
 
+/// Creates an account. With a notifier, the confirmation mail is written in the same
+/// transaction; an operator's `user create` passes none.
 pub async fn register(
     db: &Database,
+    notifier: Option<&Notifier>,
     username: &str,
     email: &str,
     password: String,
@@ -150,24 +165,33 @@ pub async fn register(
     let email = validate_email(email)?;
     validate_password(&password, "password")?;
     let password_hash = hash(password).await?;
-    let now = now.naive_utc();
+    let id = uuid::Uuid::now_v7().to_string();
+    let naive_now = now.naive_utc();
     let user = User {
-        id: uuid::Uuid::now_v7().to_string(),
         username_key: key(&username),
-        email_key: key(&email),
+        email_key: unconfirmed_key(&id),
+        id,
         username,
         email,
         password_hash,
         session_version: 0,
-        created_at: now,
-        updated_at: now,
+        created_at: naive_now,
+        updated_at: naive_now,
         play_forced_moves: 0,
+        time_zone: "UTC".to_owned(),
+        email_verified_at: None,
+        notification_settings: "{}".to_owned(),
+        next_digest_at: None,
     };
+    let notifier = notifier.cloned();
     db.write(move |conn| {
-        check_unique(conn, Some(&user.username), Some(&user.email), None)?;
+        check_unique(conn, Some(&user.username), None, None)?;
         diesel::insert_into(users::table)
             .values(&user)
             .execute(conn)?;
+        if let Some(notifier) = &notifier {
+            addresses::send_confirmation(conn, notifier, &user, now)?;
+        }
         Ok(user)
     })
     .await
@@ -268,11 +292,16 @@ pub struct AccountChanges {
     pub email: Option<String>,
     /// Whether the server plays the user's only legal move for them.
     pub play_forced_moves: Option<bool>,
+    /// An IANA zone name.
+    pub time_zone: Option<String>,
 }
 
-/// Changes the caller's account.
+/// Changes the caller's account. A new email address must be confirmed again: the
+/// confirmation mail goes out in the same transaction, and until it is followed no other mail
+/// goes anywhere.
 pub async fn update(
     db: &Database,
+    notifier: &Notifier,
     id: String,
     changes: AccountChanges,
     now: DateTime<Utc>,
@@ -283,8 +312,15 @@ pub async fn update(
         .map(validate_username)
         .transpose()?;
     let email = changes.email.as_deref().map(validate_email).transpose()?;
+    let zone = changes
+        .time_zone
+        .as_deref()
+        .map(|name| crate::clock::parse_zone(name.trim()))
+        .transpose()
+        .map_err(|message| ApiError::validation("time_zone", message))?;
+    let notifier = notifier.clone();
     db.write(move |conn| {
-        check_unique(conn, username.as_deref(), email.as_deref(), Some(&id))?;
+        check_unique(conn, username.as_deref(), None, Some(&id))?;
         let mut user: User = users::table
             .find(&id)
             .select(User::as_select())
@@ -293,12 +329,18 @@ pub async fn update(
             user.username_key = key(&username);
             user.username = username;
         }
-        if let Some(email) = email {
-            user.email_key = key(&email);
-            user.email = email;
+        let new_address = email.filter(|email| key(email) != key(&user.email));
+        if let Some(email) = &new_address {
+            user.email_key = unconfirmed_key(&user.id);
+            user.email = email.clone();
+            user.email_verified_at = None;
         }
         if let Some(on) = changes.play_forced_moves {
             user.play_forced_moves = i32::from(on);
+        }
+        let zone_changed = zone.is_some_and(|zone| zone.name() != user.time_zone);
+        if let Some(zone) = zone {
+            user.time_zone = zone.name().to_owned();
         }
         user.updated_at = now.naive_utc();
         diesel::update(users::table.find(&id))
@@ -307,17 +349,27 @@ pub async fn update(
                 users::username_key.eq(&user.username_key),
                 users::email.eq(&user.email),
                 users::email_key.eq(&user.email_key),
+                users::email_verified_at.eq(user.email_verified_at),
                 users::play_forced_moves.eq(user.play_forced_moves),
+                users::time_zone.eq(&user.time_zone),
                 users::updated_at.eq(user.updated_at),
             ))
             .execute(conn)?;
+        if zone_changed {
+            // Weekends and the digest hour are local: both follow the new zone.
+            super::vacations::refresh_deadlines(conn, &user.id)?;
+            notifications::reschedule_digest(conn, &user.id, now)?;
+        }
+        if new_address.is_some() {
+            addresses::send_confirmation(conn, &notifier, &user, now)?;
+        }
         Ok(user)
     })
     .await
 }
 
 /// Replaces a password and ends every session issued before; returns the new session version.
-async fn set_password_hash(
+pub(super) async fn set_password_hash(
     db: &Database,
     id: String,
     new_password: String,

@@ -5,8 +5,11 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
-use super::games::{self, GameDetails};
+use super::games::{self, ClockSetup, GameDetails};
+use super::notifications::{self, Notifier};
 use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
+use crate::clock::TimeControl;
+use crate::mail;
 use crate::auth::AuthUser;
 use crate::db::models::{Challenge, status};
 use crate::db::schema::challenges;
@@ -14,8 +17,6 @@ use crate::db::{Database, DbConn};
 use crate::error::ApiError;
 use crate::rules::GameKind;
 
-/// The longest time per move a challenge may ask for, in days.
-pub const MAX_DAYS_PER_MOVE: i32 = 30;
 
 #[derive(Clone, Debug)]
 pub struct ChallengeDetails {
@@ -49,7 +50,58 @@ pub struct NewChallenge {
     pub opponent: Option<String>,
     pub color: ColorChoice,
     pub options: Value,
+    /// The shorthand `days_per_move: N` for `{"kind": "per_move", "days": N}`.
     pub days_per_move: Option<i32>,
+    pub time_control: Option<TimeControl>,
+    pub weekend_pause: bool,
+}
+
+impl NewChallenge {
+    /// The time control asked for, validated.
+    fn clock(&self) -> Result<ClockSetup, ApiError> {
+        let control = match (self.days_per_move, self.time_control) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::validation(
+                    "days_per_move",
+                    "send either days_per_move or time_control, not both",
+                ));
+            }
+            (Some(days), None) => TimeControl::PerMove {
+                days: u32::try_from(days).unwrap_or(0),
+            },
+            (None, control) => control.unwrap_or_default(),
+        };
+        control.validate().map_err(|message| {
+            let field = if self.days_per_move.is_some() {
+                "days_per_move"
+            } else {
+                "time_control"
+            };
+            ApiError::validation(field, message)
+        })?;
+        if self.weekend_pause && control == TimeControl::None {
+            return Err(ApiError::validation(
+                "weekend_pause",
+                "weekend_pause needs a clock: choose days_per_move or a time_control",
+            ));
+        }
+        Ok(ClockSetup {
+            control,
+            weekend_pause: self.weekend_pause,
+        })
+    }
+}
+
+/// The clock a stored challenge asks for.
+fn clock_of(challenge: &Challenge) -> ClockSetup {
+    ClockSetup {
+        control: challenge
+            .time_control
+            .as_deref()
+            .and_then(|json| serde_json::from_str(json).ok())
+            .unwrap_or_default(),
+        weekend_pause: challenge.weekend_pause != 0,
+    }
 }
 
 /// Which challenges to list.
@@ -103,10 +155,12 @@ fn one_with_names(conn: &mut DbConn, challenge: Challenge) -> Result<ChallengeDe
 
 pub async fn create(
     db: &Database,
+    notifier: &Notifier,
     user: AuthUser,
     new: NewChallenge,
     now: DateTime<Utc>,
 ) -> Result<ChallengeDetails, ApiError> {
+    let notifier = notifier.clone();
     let kind: GameKind = new.game.parse().map_err(|e: crate::rules::UnknownGame| {
         ApiError::validation("game", format!("{e}; see GET /api/v1/games/kinds"))
     })?;
@@ -119,14 +173,7 @@ pub async fn create(
     let options = engine
         .normalize_options(&new.options)
         .map_err(|e| ApiError::validation("options", e.to_string()))?;
-    if let Some(days) = new.days_per_move
-        && !(1..=MAX_DAYS_PER_MOVE).contains(&days)
-    {
-        return Err(ApiError::validation(
-            "days_per_move",
-            format!("days_per_move is a whole number of days from 1 to {MAX_DAYS_PER_MOVE}"),
-        ));
-    }
+    let clock = new.clock()?;
     db.write(move |conn| {
         let opponent = match &new.opponent {
             None => None,
@@ -152,18 +199,55 @@ pub async fn create(
             opponent_id: opponent.map(|o| o.id),
             open: i32::from(new.opponent.is_none()),
             color: new.color.id().to_owned(),
-            days_per_move: new.days_per_move,
+            days_per_move: match clock.control {
+                TimeControl::PerMove { days } => Some(days as i32),
+                _ => None,
+            },
             status: status::PENDING.into(),
             game_id: None,
             created_at: now,
             updated_at: now,
+            time_control: (clock.control != TimeControl::None)
+                .then(|| serde_json::to_string(&clock.control).unwrap_or_default()),
+            weekend_pause: i32::from(clock.weekend_pause),
         };
         diesel::insert_into(challenges::table)
             .values(&challenge)
             .execute(conn)?;
-        one_with_names(conn, challenge)
+        let details = one_with_names(conn, challenge)?;
+        if let Some(opponent) = &details.opponent {
+            let to = notifications::recipient(conn, &opponent.id)?;
+            let received = mail::Notification::ChallengeReceived(mail::ChallengeReceived {
+                challenger: details.challenger.username.clone(),
+                game: engine.name().to_owned(),
+                options: options_summary(&details.challenge.options),
+                time_control: describe_clock(&clock),
+                challenge_url: notifier.challenge_url(&details.challenge.id),
+            });
+            notifications::enqueue(conn, &to, received, None, now.and_utc())?;
+        }
+        Ok(details)
     })
     .await
+}
+
+/// The options in words for a mail; `None` for the standard game.
+fn options_summary(options: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(options).ok()?;
+    let fields = value.as_object()?;
+    let words: Vec<String> = fields
+        .iter()
+        .map(|(key, value)| format!("{key}: {value}"))
+        .collect();
+    (!words.is_empty()).then(|| words.join(", "))
+}
+
+fn describe_clock(clock: &ClockSetup) -> String {
+    let mut text = clock.control.summary();
+    if clock.weekend_pause {
+        text.push_str(", no time counted at weekends");
+    }
+    text
 }
 
 /// A challenge is visible to its two parties, and to everyone while it is open.
@@ -260,11 +344,13 @@ fn close(
 /// Accepts a challenge and starts its game.
 pub async fn accept(
     db: &Database,
+    notifier: &Notifier,
     id: String,
     user: AuthUser,
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ApiError> {
     let coin: bool = rand::random();
+    let notifier = notifier.clone();
     db.write(move |conn| {
         let challenge = find(conn, &id)?;
         if challenge.challenger_id == user.id {
@@ -300,8 +386,8 @@ pub async fn accept(
             &options,
             white,
             black,
-            challenge.days_per_move,
-            now.naive_utc(),
+            clock_of(&challenge),
+            now,
         )?;
         close(
             conn,
@@ -312,11 +398,20 @@ pub async fn accept(
             now,
         )?;
         let refs = user_refs(conn, &[white, black])?;
-        Ok(GameDetails {
+        let details = GameDetails {
             white: user_ref(&refs, white)?,
             black: user_ref(&refs, black)?,
             game,
-        })
+        };
+        let to = notifications::recipient(conn, &challenge.challenger_id)?;
+        let accepted = mail::Notification::ChallengeAccepted(mail::ChallengeAccepted {
+            opponent: user.username.clone(),
+            game: kind.engine().map_or(kind.id(), |engine| engine.name()).to_owned(),
+            game_url: notifier.game_url(&details.game.id),
+            your_move: details.game.to_move_id.as_deref() == Some(&challenge.challenger_id),
+        });
+        notifications::enqueue(conn, &to, accepted, Some(&details.game.id), now)?;
+        Ok(details)
     })
     .await
 }

@@ -145,7 +145,21 @@ impl Chance {
         Ok(analysis)
     }
 
-    pub(super) fn store(self, conn: &mut DbConn) -> Result<(), ApiError> {
+    /// Whether the server played a move for `side` (a side name).
+    pub(super) fn moved(&self, side: &str) -> bool {
+        self.automatic.iter().any(|mv| mv.side == side)
+    }
+
+    /// The last move the server played for `side`, if any.
+    pub(super) fn last_move_of(&self, side: &str) -> Option<&String> {
+        self.automatic
+            .iter()
+            .rev()
+            .find(|mv| mv.side == side)
+            .map(|mv| &mv.notation)
+    }
+
+    pub(super) fn store(&self, conn: &mut DbConn) -> Result<(), ApiError> {
         // One row at a time: multi-row inserts are not portable across the two backends.
         for roll in &self.rolls {
             diesel::insert_into(rolls::table)

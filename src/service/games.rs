@@ -10,7 +10,9 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::chance::{Autoplay, Chance};
-use super::{Page, PageRequest, UserRef, user_ref, user_refs};
+use super::notifications::{self, GameForMail, Notifier};
+use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
+use crate::clock::TimeControl;
 use crate::auth::{AuthUser, Caller};
 use crate::db::models::{Game, Move, Roll, status};
 use crate::db::schema::{games, moves, rolls, users};
@@ -58,6 +60,15 @@ pub enum StatusFilter {
 pub mod termination {
     pub const RESIGNATION: &str = "resignation";
     pub const AGREEMENT: &str = "agreement";
+    pub const TIME: &str = "time";
+}
+
+/// The clock a new game is played with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClockSetup {
+    pub control: TimeControl,
+    /// No time counts on Saturdays and Sundays in the zone of the player to move.
+    pub weekend_pause: bool,
 }
 
 pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ApiError> {
@@ -124,9 +135,11 @@ pub fn create(
     options: &Value,
     white_id: &str,
     black_id: &str,
-    days_per_move: Option<i32>,
-    now: NaiveDateTime,
+    clock: ClockSetup,
+    now: DateTime<Utc>,
 ) -> Result<Game, ApiError> {
+    let utc_now = now;
+    let now = now.naive_utc();
     let engine = kind
         .engine()
         .ok_or_else(|| ApiError::validation("game", format!("{kind} cannot be played yet")))?;
@@ -149,13 +162,23 @@ pub fn create(
         termination: None,
         result_summary: None,
         draw_offer: None,
-        days_per_move,
+        days_per_move: match clock.control {
+            TimeControl::PerMove { days } => Some(days as i32),
+            _ => None,
+        },
         created_at: now,
         updated_at: now,
         finished_at: None,
         dice_seed: seed.as_ref().map(Seed::to_hex),
         dice_commitment: seed.as_ref().map(Seed::commitment),
         dice_used: 0,
+        time_control: (clock.control != TimeControl::None)
+            .then(|| serde_json::to_string(&clock.control).unwrap_or_default()),
+        weekend_pause: i32::from(clock.weekend_pause),
+        clock_white: None,
+        clock_black: None,
+        turn_started_at: None,
+        deadline_at: None,
     };
     let mut chance = Chance::default();
     let analysis = if engine.opening_roll() {
@@ -170,6 +193,7 @@ pub fn create(
     let autoplay = autoplay_of(conn, &game)?;
     let analysis = chance.settle(&mut game, engine, options, analysis, autoplay, now)?;
     set_turn_or_finish(&mut game, &analysis, now);
+    clocks::start(conn, &mut game, utc_now)?;
     diesel::insert_into(games::table)
         .values(&game)
         .execute(conn)?;
@@ -295,15 +319,35 @@ pub struct MoveRequest {
 /// Plays a move for the caller.
 pub async fn play(
     db: &Database,
+    notifier: &Notifier,
     game_id: String,
     caller: Caller,
     request: MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ApiError> {
-    write_game(db, move |conn| {
-        play_in_transaction(conn, &game_id, &caller, &request, now)
+    let notifier = notifier.clone();
+    let answer = write_game(db, move |conn| {
+        play_in_transaction(conn, &notifier, &game_id, &caller, &request, now)
     })
-    .await
+    .await?;
+    match answer {
+        MoveAnswer::Played(played) => Ok(played),
+        MoveAnswer::FlagFell { deadline } => Err(ApiError::conflict(
+            "game-over",
+            "The game is over",
+            format!(
+                "your time ran out at {}; the game is lost on time",
+                deadline.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+        )),
+    }
+}
+
+/// What a move request did: the move, or, when it came after the mover's deadline, the end of the
+/// game on time (committed, then reported as an error).
+enum MoveAnswer {
+    Played(PlayedMove),
+    FlagFell { deadline: NaiveDateTime },
 }
 
 diesel::alias! {
@@ -364,11 +408,12 @@ where
 
 fn play_in_transaction(
     conn: &mut DbConn,
+    notifier: &Notifier,
     game_id: &str,
     caller: &Caller,
     request: &MoveRequest,
     now: DateTime<Utc>,
-) -> Result<PlayedMove, ApiError> {
+) -> Result<MoveAnswer, ApiError> {
     let (mut game, white, black) = find_with_players(conn, game_id)?;
     let side = side_of(&game, &caller.id);
     // The caller's token was only checked for its signature and expiry; the session is confirmed
@@ -409,11 +454,11 @@ fn play_in_transaction(
     if (!my_turn || !ply_matches)
         && let Some(mv) = replay_of(conn, &game, side, engine, &options, request)?
     {
-        return Ok(PlayedMove {
+        return Ok(MoveAnswer::Played(PlayedMove {
             mv,
             game: with_players(game),
             replayed: true,
-        });
+        }));
     }
     if game.status != status::ACTIVE {
         return Err(ApiError::conflict(
@@ -440,6 +485,14 @@ fn play_in_transaction(
             "Not your turn",
             format!("it is {}'s turn; wait for their move", side.opponent()),
         ));
+    }
+
+    if let Some(deadline) = game.deadline_at
+        && crate::clock::flag_fallen(deadline.and_utc(), now)
+    {
+        let names = [white.1.as_str(), black.1.as_str()];
+        lose_on_time(conn, notifier, &mut game, names, now)?;
+        return Ok(MoveAnswer::FlagFell { deadline });
     }
 
     let played = engine
@@ -478,16 +531,80 @@ fn play_in_transaction(
     )?;
     set_turn_or_finish(&mut game, &analysis, naive_now);
 
+    // The mover's turn ends when the game passes to the opponent, or when the server played
+    // the opponent's turn for them; it goes on through the mover's own further decisions.
+    let opponent = side.opponent().name();
+    let turn_passed = game.to_move_id.as_deref() != Some(caller.id.as_str())
+        || chance.moved(opponent);
+    if turn_passed || game.status != status::ACTIVE {
+        // A move that beat the deadline cannot be late here; a clock that says otherwise (a
+        // vacation ended in the same instant) gives the player the benefit.
+        let _ = clocks::end_turn(conn, &mut game, side, now)?;
+        clocks::start_turn(conn, &mut game, now)?;
+    }
+
     save(conn, &game, previous_ply)?;
     diesel::insert_into(moves::table)
         .values(&mv)
         .execute(conn)?;
     chance.store(conn)?;
-    Ok(PlayedMove {
+
+    let mail = GameForMail {
+        game: &game,
+        notifier,
+        white: &white.1,
+        black: &black.1,
+    };
+    if game.status != status::ACTIVE {
+        let to = notifications::recipient(conn, player_of(&game, side.opponent()))?;
+        notifications::enqueue(conn, &to, mail.game_over(&to), Some(&game.id), now)?;
+    } else if let Some(to_move) = game.to_move_id.as_deref().filter(|id| *id != caller.id) {
+        let to = notifications::recipient(conn, to_move)?;
+        let last_move = chance.last_move_of(side.name()).unwrap_or(&mv.notation);
+        let your_turn = mail.your_turn(&to, Some(last_move.to_owned()));
+        notifications::enqueue(conn, &to, your_turn, Some(&game.id), now)?;
+    }
+    Ok(MoveAnswer::Played(PlayedMove {
         mv,
         game: with_players(game),
         replayed: false,
-    })
+    }))
+}
+
+/// Ends a game as lost on time by the player to move, and tells both players.
+pub(super) fn lose_on_time(
+    conn: &mut DbConn,
+    notifier: &Notifier,
+    game: &mut Game,
+    names: [&str; 2],
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let Some(loser_id) = game.to_move_id.clone() else {
+        return Ok(());
+    };
+    let loser = side_of(game, &loser_id).unwrap_or(Side::White);
+    let ply = game.ply;
+    let flag_fell = game.deadline_at.unwrap_or(now.naive_utc());
+    finish(
+        game,
+        Some(loser.opponent()),
+        termination::TIME,
+        Some(format!("{loser} ran out of time")),
+        flag_fell,
+    );
+    game.deadline_at = None;
+    save(conn, game, ply)?;
+    let mail = GameForMail {
+        game,
+        notifier,
+        white: names[0],
+        black: names[1],
+    };
+    for side in [Side::White, Side::Black] {
+        let to = notifications::recipient(conn, player_of(game, side))?;
+        notifications::enqueue(conn, &to, mail.timeout(&to, loser), Some(&game.id), now)?;
+    }
+    Ok(())
 }
 
 /// A request that repeats the caller's last accepted move (same ply, same move, perhaps written
@@ -623,6 +740,10 @@ fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
         games::updated_at.eq(game.updated_at),
         games::finished_at.eq(game.finished_at),
         games::dice_used.eq(game.dice_used),
+        games::clock_white.eq(game.clock_white),
+        games::clock_black.eq(game.clock_black),
+        games::turn_started_at.eq(game.turn_started_at),
+        games::deadline_at.eq(game.deadline_at),
     ))
     .execute(conn)?;
     if updated == 0 {
@@ -652,10 +773,12 @@ fn my_active_game(conn: &mut DbConn, id: &str, user: &AuthUser) -> Result<(Game,
 
 pub async fn resign(
     db: &Database,
+    notifier: &Notifier,
     id: String,
     user: AuthUser,
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ApiError> {
+    let notifier = notifier.clone();
     write_game(db, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         let ply = game.ply;
@@ -666,10 +789,33 @@ pub async fn resign(
             None,
             now.naive_utc(),
         );
+        game.deadline_at = None;
         save(conn, &game, ply)?;
-        details(conn, game)
+        let details = details(conn, game)?;
+        tell_opponent(conn, &notifier, &details, side, now, |mail, to| mail.game_over(to))?;
+        Ok(details)
     })
     .await
+}
+
+/// Mails the opponent of `actor` about what `actor` just did.
+fn tell_opponent(
+    conn: &mut DbConn,
+    notifier: &Notifier,
+    details: &GameDetails,
+    actor: Side,
+    now: DateTime<Utc>,
+    what: impl Fn(&GameForMail<'_>, &notifications::Recipient) -> crate::mail::Notification,
+) -> Result<(), ApiError> {
+    let mail = GameForMail {
+        game: &details.game,
+        notifier,
+        white: &details.white.username,
+        black: &details.black.username,
+    };
+    let to = notifications::recipient(conn, player_of(&details.game, actor.opponent()))?;
+    notifications::enqueue(conn, &to, what(&mail, &to), Some(&details.game.id), now)?;
+    Ok(())
 }
 
 /// What a player does about a draw.
@@ -682,11 +828,13 @@ pub enum DrawAction {
 
 pub async fn draw(
     db: &Database,
+    notifier: &Notifier,
     id: String,
     user: AuthUser,
     action: DrawAction,
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ApiError> {
+    let notifier = notifier.clone();
     write_game(db, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         if !engine_of(&game)?.can_draw() {
@@ -703,6 +851,7 @@ pub async fn draw(
             // Offering when the opponent has already offered is agreeing.
             (DrawAction::Offer | DrawAction::Accept, Some(offerer)) if offerer != side => {
                 finish(&mut game, None, termination::AGREEMENT, None, naive_now);
+                game.deadline_at = None;
             }
             (DrawAction::Offer, Some(_)) => {
                 return Err(ApiError::conflict(
@@ -728,7 +877,15 @@ pub async fn draw(
             }
         }
         save(conn, &game, ply)?;
-        details(conn, game)
+        let details = details(conn, game)?;
+        if details.game.status != status::ACTIVE {
+            tell_opponent(conn, &notifier, &details, side, now, |mail, to| mail.game_over(to))?;
+        } else if action == DrawAction::Offer {
+            tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
+                mail.draw_offered(to)
+            })?;
+        }
+        Ok(details)
     })
     .await
 }

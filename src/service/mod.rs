@@ -3,10 +3,16 @@
 //! can, and answers with stored rows or an [`ApiError`](crate::error::ApiError).
 
 pub mod accounts;
+pub mod addresses;
 pub mod challenges;
 mod chance;
+pub mod clocks;
 pub mod games;
+pub mod notifications;
+pub mod outbox;
 pub mod records;
+pub mod scheduler;
+pub mod vacations;
 
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;

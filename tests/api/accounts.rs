@@ -25,10 +25,10 @@ async fn register_login_and_read_me() {
     assert_eq!(me.status, StatusCode::OK);
     assert_eq!(me.body["id"], registered.body["id"]);
 
-    // Logging in by email, in any case, works too.
+    // Logging in by email waits for the address to be confirmed (see the mail tests).
     assert_eq!(
-        app.login("ALICE@Example.org", PASSWORD).await.status,
-        StatusCode::OK
+        app.login("alice@example.org", PASSWORD).await.status,
+        StatusCode::UNAUTHORIZED
     );
     assert_eq!(app.login("Alice", PASSWORD).await.status, StatusCode::OK);
 }
@@ -53,8 +53,10 @@ async fn usernames_and_emails_are_unique_regardless_of_case() {
             json!({"username": "alice2", "email": "Alice@EXAMPLE.org", "password": PASSWORD}),
         )
         .await;
-    assert_eq!(same_email.status, StatusCode::CONFLICT);
-    assert_eq!(same_email.problem(), "email-taken");
+    // An address in use is accepted like any other, so registering reveals nothing about who
+    // has an account; it only becomes the account's address once confirmed (see the mail tests).
+    assert_eq!(same_email.status, StatusCode::CREATED, "{}", same_email.body);
+    assert_eq!(same_email.body["email_confirmed"], false);
 }
 
 #[actix_web::test]
@@ -257,10 +259,14 @@ async fn updating_me_keeps_uniqueness() {
         .await;
     assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.body);
     assert_eq!(renamed.body["username"], "Alicia");
+    assert_eq!(renamed.body["email"], "alicia@example.org");
+    assert_eq!(renamed.body["email_confirmed"], false);
+    // Logging in by address waits for the address to be confirmed; the username works.
     assert_eq!(
         app.login("alicia@example.org", PASSWORD).await.status,
-        StatusCode::OK
+        StatusCode::UNAUTHORIZED
     );
+    assert_eq!(app.login("alicia", PASSWORD).await.status, StatusCode::OK);
     let profile = app.get("/api/v1/users/alicia", None).await;
     assert_eq!(profile.status, StatusCode::OK);
     assert_eq!(profile.body["username"], "Alicia");

@@ -17,7 +17,14 @@ use serde_json::{Value, json};
 
 use kuryr::auth::TokenKeys;
 use kuryr::db::{self, Database, DatabaseUrl};
+use kuryr::links::LinkSigner;
+use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
+use kuryr::service::notifications::Notifier;
+use kuryr::service::outbox::{self, Delivered};
+use kuryr::service::scheduler::{self, Ticked};
 use kuryr::service::Clock;
+
+use crate::smtp::TestSmtp;
 use kuryr::startup::{AppState, configure};
 
 pub const PASSWORD: &str = "correct horse battery staple";
@@ -48,8 +55,12 @@ pub struct TestApp {
     call: Call,
     pub db: Database,
     pub clock: Arc<TestClock>,
+    pub state: web::Data<AppState>,
     _storage: Storage,
 }
+
+/// Where links in the test app's mails point.
+pub const PUBLIC_URL: &str = "http://kuryr.test";
 
 /// What a response looked like, with its body parsed as JSON where it is JSON.
 #[derive(Debug)]
@@ -135,9 +146,12 @@ pub async fn spawn_app() -> TestApp {
     let clock = Arc::new(TestClock(Mutex::new(
         "2026-11-22T12:00:00Z".parse::<DateTime<Utc>>().unwrap(),
     )));
-    let tokens = TokenKeys::new(&SecretString::from(SECRET.to_owned()), 24);
-    let state = web::Data::new(AppState::new(db.clone(), tokens, clock.clone()));
-    let service = Rc::new(test::init_service(App::new().configure(configure(state))).await);
+    let secret = SecretString::from(SECRET.to_owned());
+    let tokens = TokenKeys::new(&secret, 24);
+    let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
+    let state = web::Data::new(AppState::new(db.clone(), tokens, clock.clone(), notifier));
+    let service =
+        Rc::new(test::init_service(App::new().configure(configure(state.clone()))).await);
     let call: Call = Rc::new(move |request: TestRequest| {
         let service = service.clone();
         Box::pin(async move {
@@ -167,6 +181,7 @@ pub async fn spawn_app() -> TestApp {
         call,
         db,
         clock,
+        state,
         _storage: storage,
     }
 }
@@ -307,6 +322,49 @@ impl TestApp {
         .await
     }
 
+    /// A mailer sending to `smtp`.
+    pub fn mailer(&self, smtp: &TestSmtp) -> Mailer {
+        Mailer::new(MailSettings {
+            smtp_url: Some(SmtpUrl::parse(&smtp.url()).expect("the test SMTP URL parses")),
+            from: "Kuryr <kuryr@kuryr.test>".parse().unwrap(),
+            folder: std::env::temp_dir(),
+            public_url: PUBLIC_URL.parse().unwrap(),
+        })
+    }
+
+    /// One round of the outbox worker, at the test clock's time.
+    pub async fn deliver(&self, mailer: &Mailer) -> Delivered {
+        outbox::deliver_due(&self.db, mailer, &self.state.notifier, self.clock.now())
+            .await
+            .expect("the outbox delivers")
+    }
+
+    /// One run of the scheduler, at the test clock's time.
+    pub async fn tick(&self) -> Ticked {
+        scheduler::tick(&self.state, self.clock.now())
+            .await
+            .expect("the scheduler runs")
+    }
+
+    /// A user whose address is confirmed, the way a person does it: the confirmation mail is
+    /// delivered to `smtp` and its link followed.
+    pub async fn confirmed_user(&self, username: &str, smtp: &TestSmtp) -> TestUser {
+        let user = self.user(username).await;
+        let mailer = self.mailer(smtp);
+        self.deliver(&mailer).await;
+        let address = format!("{username}@example.org");
+        let mail = smtp
+            .received()
+            .into_iter()
+            .rev()
+            .find(|mail| mail.to == address && mail.subject.contains("confirm"))
+            .unwrap_or_else(|| panic!("no confirmation mail for {address}"));
+        let link = link_in(&mail.text, "/confirm-email");
+        let confirmed = self.get(&link, None).await;
+        assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.body);
+        user
+    }
+
     pub async fn game(&self, game_id: &str) -> Value {
         let game = self.get(&format!("/api/v1/games/{game_id}"), None).await;
         assert_eq!(game.status, StatusCode::OK, "{}", game.body);
@@ -318,3 +376,16 @@ impl TestApp {
 pub static SPEC: LazyLock<Value> = LazyLock::new(|| {
     serde_yaml_ng::from_str(include_str!("../../openapi.yaml")).expect("openapi.yaml is valid YAML")
 });
+
+/// The path and query of the first link in `text` to `path` on the test server.
+pub fn link_in(text: &str, path: &str) -> String {
+    let start = format!("{PUBLIC_URL}{path}");
+    let at = text
+        .find(&start)
+        .unwrap_or_else(|| panic!("no link to {path} in:\n{text}"));
+    let link: String = text[at..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '>' && *c != '"')
+        .collect();
+    link[PUBLIC_URL.len()..].to_owned()
+}

@@ -50,7 +50,9 @@ pub fn check_response(method: &Method, path: &str, response: &TestResponse) {
         .unwrap_or("")
         .trim()
         .to_owned();
-    if !response.status.is_success() {
+    // The pages a person opens from a mail answer in HTML even on error; the API never does.
+    if !response.status.is_success() && !(content_type == "text/html" && !path.starts_with("/api/"))
+    {
         assert_eq!(
             content_type, "application/problem+json",
             "{method} {path} answered {} without a problem document",
@@ -162,8 +164,13 @@ fn every_operation_documents_its_errors_as_problems() {
                     );
                 }
             }
+            // The pages a person opens from a mail may answer in HTML.
+            let page = !path.starts_with("/api/") && !path.ends_with("z");
             for (status, response) in responses {
                 let response = resolve(response);
+                if page && !response["content"]["text/html"].is_null() {
+                    continue;
+                }
                 if !status.starts_with('2') {
                     assert!(
                         !response["content"]["application/problem+json"].is_null(),

@@ -84,6 +84,11 @@ impl TestSmtp {
         self.shared.accepted.lock().unwrap().clone()
     }
 
+    /// Every message so far, parsed.
+    pub fn received(&self) -> Vec<ReceivedMail> {
+        self.messages().iter().map(ReceivedMail::from_envelope).collect()
+    }
+
     /// Waits until at least `count` messages have arrived or `timeout` has passed, and returns
     /// what arrived; the caller asserts on it.
     pub fn wait_for(&self, count: usize, timeout: Duration) -> Vec<Envelope> {

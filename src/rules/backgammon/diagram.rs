@@ -8,7 +8,7 @@
 //! Checkers on the bar stand in the bar column of the half where they come back in.
 
 use super::board::{BAR, Phase, Position, resign_name};
-use super::{Backgammon, outcome};
+use super::{Backgammon, game_result};
 use crate::rules::Game;
 use crate::rules::Side;
 use crate::rules::diagram::centred;
@@ -102,7 +102,7 @@ fn status(position: &Position) -> String {
     match position.phase() {
         // The match score after the game would overflow the line; the notes keep the score
         // before it, so only the end of the match is added.
-        Phase::Finished => match outcome(position).and_then(|o| o.summary) {
+        Phase::Finished => match game_result(position).and_then(|o| o.summary) {
             Some(summary) => {
                 let game = summary.split(';').next().unwrap_or_default();
                 let ended = if summary.contains("wins the match") {

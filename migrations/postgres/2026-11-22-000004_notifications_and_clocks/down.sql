@@ -1,0 +1,16 @@
+DROP TABLE outbox;
+DROP TABLE reminders_sent;
+DROP TABLE vacations;
+DROP INDEX games_deadline_at;
+ALTER TABLE games DROP COLUMN deadline_at;
+ALTER TABLE games DROP COLUMN turn_started_at;
+ALTER TABLE games DROP COLUMN clock_black;
+ALTER TABLE games DROP COLUMN clock_white;
+ALTER TABLE games DROP COLUMN weekend_pause;
+ALTER TABLE games DROP COLUMN time_control;
+ALTER TABLE challenges DROP COLUMN weekend_pause;
+ALTER TABLE challenges DROP COLUMN time_control;
+ALTER TABLE users DROP COLUMN next_digest_at;
+ALTER TABLE users DROP COLUMN notification_settings;
+ALTER TABLE users DROP COLUMN email_verified_at;
+ALTER TABLE users DROP COLUMN time_zone;

@@ -1,0 +1,224 @@
+//! The few pages a person opens from a mail, without an API client: confirming an address,
+//! setting a new password, unsubscribing. Plain HTML from one template, answered in HTML even on
+//! error, since a browser shows them.
+//!
+//! Unsubscribing takes a POST: RFC 8058's one-click POST from the mail client, or the button on
+//! the page a GET shows. A GET alone changes nothing, because mail scanners follow links.
+
+use std::sync::LazyLock;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use minijinja::{Environment, context};
+use serde::Deserialize;
+
+use super::Text;
+use crate::error::ApiError;
+use crate::links::LinkPurpose;
+use crate::service::accounts::PASSWORD_MIN_CHARS;
+use crate::service::addresses;
+use crate::startup::AppState;
+
+static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
+    let mut env = Environment::new();
+    env.add_template("page.html", include_str!("templates/page.html"))
+        .expect("the page template parses");
+    env
+});
+
+struct Page<'a> {
+    status: StatusCode,
+    title: &'a str,
+    message: String,
+    form: Option<&'a str>,
+    token: Option<&'a str>,
+}
+
+impl Page<'_> {
+    fn render(self) -> HttpResponse {
+        let html = TEMPLATES
+            .get_template("page.html")
+            .and_then(|template| {
+                template.render(context! {
+                    title => self.title,
+                    message => self.message,
+                    problem => !self.status.is_success(),
+                    form => self.form,
+                    token => self.token,
+                    min_chars => PASSWORD_MIN_CHARS,
+                })
+            })
+            .unwrap_or_else(|e| format!("cannot show this page: {e}"));
+        HttpResponse::build(self.status)
+            .content_type("text/html; charset=utf-8")
+            .insert_header(("Cache-Control", "no-store"))
+            .insert_header(("Referrer-Policy", "no-referrer"))
+            .body(html)
+    }
+}
+
+fn problem_page(title: &str, error: ApiError) -> HttpResponse {
+    let (status, message) = match &error {
+        ApiError::Internal(_) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Something went wrong on the server; please try again later.".to_owned(),
+        ),
+        other => (StatusCode::BAD_REQUEST, other.to_string()),
+    };
+    if let ApiError::Internal(e) = &error {
+        tracing::error!(error = %e, "page failed");
+    }
+    Page {
+        status,
+        title,
+        message,
+        form: None,
+        token: None,
+    }
+    .render()
+}
+
+#[derive(Deserialize)]
+pub struct TokenQuery {
+    token: Text,
+}
+
+pub async fn confirm_email(
+    state: web::Data<AppState>,
+    query: web::Query<TokenQuery>,
+) -> HttpResponse {
+    let token = query.into_inner().token.into();
+    match addresses::confirm(&state.db, &state.notifier.links, token, state.clock.now()).await {
+        Ok(user) => Page {
+            status: StatusCode::OK,
+            title: "Address confirmed",
+            message: format!(
+                "{} is confirmed for {}. Kuryr will mail you when it is your move.",
+                user.email, user.username
+            ),
+            form: None,
+            token: None,
+        }
+        .render(),
+        Err(error) => problem_page("Address not confirmed", error),
+    }
+}
+
+pub async fn reset_form(
+    state: web::Data<AppState>,
+    query: web::Query<TokenQuery>,
+) -> HttpResponse {
+    let token: String = query.into_inner().token.into();
+    // Checked now so that a dead link says so before a new password is typed.
+    if state
+        .notifier
+        .links
+        .verify(LinkPurpose::PasswordReset, &token, state.clock.now())
+        .is_none()
+    {
+        return problem_page(
+            "Link expired",
+            ApiError::validation(
+                "token",
+                "this password reset link is invalid or expired; ask for a new one",
+            ),
+        );
+    }
+    Page {
+        status: StatusCode::OK,
+        title: "Choose a new password",
+        message: "Every device logged in to your account will have to log in again.".into(),
+        form: Some("reset"),
+        token: Some(&token),
+    }
+    .render()
+}
+
+#[derive(Deserialize)]
+pub struct ResetForm {
+    token: Text,
+    new_password: Text,
+}
+
+pub async fn reset_submit(state: web::Data<AppState>, form: web::Form<ResetForm>) -> HttpResponse {
+    let form = form.into_inner();
+    match addresses::reset_password(
+        &state.db,
+        &state.notifier.links,
+        form.token.into(),
+        form.new_password.into(),
+        state.clock.now(),
+    )
+    .await
+    {
+        Ok(()) => Page {
+            status: StatusCode::OK,
+            title: "Password changed",
+            message: "Your new password is set. Log in with it from your client.".into(),
+            form: None,
+            token: None,
+        }
+        .render(),
+        Err(error) => problem_page("Password not changed", error),
+    }
+}
+
+pub async fn unsubscribe_form(
+    state: web::Data<AppState>,
+    query: web::Query<TokenQuery>,
+) -> HttpResponse {
+    let token: String = query.into_inner().token.into();
+    let Some(claims) =
+        state
+            .notifier
+            .links
+            .verify(LinkPurpose::Unsubscribe, &token, state.clock.now())
+    else {
+        return problem_page(
+            "Link invalid",
+            ApiError::validation("token", "this unsubscribe link is invalid"),
+        );
+    };
+    Page {
+        status: StatusCode::OK,
+        title: "Unsubscribe",
+        message: format!(
+            "Stop the {} mails? You can switch them on again in your notification settings.",
+            describe_kind(&claims.bound)
+        ),
+        form: Some("unsubscribe"),
+        token: Some(&token),
+    }
+    .render()
+}
+
+/// The one-click unsubscribe (RFC 8058); the body, `List-Unsubscribe=One-Click`, carries nothing
+/// the token does not.
+pub async fn unsubscribe(
+    state: web::Data<AppState>,
+    query: web::Query<TokenQuery>,
+) -> HttpResponse {
+    let token = query.into_inner().token.into();
+    match addresses::unsubscribe(&state.db, &state.notifier.links, token, state.clock.now()).await
+    {
+        Ok(kind) => Page {
+            status: StatusCode::OK,
+            title: "Unsubscribed",
+            message: format!(
+                "You will get no more {} mails. Other notifications are unchanged.",
+                describe_kind(&kind)
+            ),
+            form: None,
+            token: None,
+        }
+        .render(),
+        Err(error) => problem_page("Not unsubscribed", error),
+    }
+}
+
+fn describe_kind(kind: &str) -> String {
+    match kind {
+        "your_turn" | "digest" => "\"your move\"".to_owned(),
+        other => format!("\"{}\"", other.replace('_', " ")),
+    }
+}

@@ -1,0 +1,211 @@
+//! The signed links mailed to a user: confirming an email address, resetting a forgotten
+//! password, and the one-click unsubscribe of every notification mail.
+//!
+//! None of these answers says whether an address is registered: a reset request is accepted the
+//! same way for any address, and a confirmation that collides with another account's confirmed
+//! address is only refused to whoever holds the link (so already reads that inbox).
+
+use chrono::{DateTime, Utc};
+use diesel::prelude::*;
+
+use super::accounts::{self, check_unique, key};
+use super::notifications::{self, Notifier, Settings};
+use crate::clock;
+use crate::db::models::User;
+use crate::db::schema::users;
+use crate::db::{Database, DbConn};
+use crate::error::ApiError;
+use crate::links::{LinkPurpose, LinkSigner};
+use crate::mail::{self, Notification};
+
+/// Paths of the pages the links open (served by `api::pages`).
+pub const CONFIRM_PATH: &str = "/confirm-email";
+pub const RESET_PATH: &str = "/reset-password";
+pub const UNSUBSCRIBE_PATH: &str = "/unsubscribe";
+
+fn invalid_link(what: &str) -> ApiError {
+    ApiError::validation(
+        "token",
+        format!("this {what} link is invalid, expired or already used; ask for a new one"),
+    )
+}
+
+/// Writes the confirmation mail for the user's current address.
+pub fn send_confirmation(
+    conn: &mut DbConn,
+    notifier: &Notifier,
+    user: &User,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let url = notifier.link(
+        LinkPurpose::VerifyEmail,
+        CONFIRM_PATH,
+        &user.id,
+        &key(&user.email),
+        now,
+    );
+    let to = notifications::recipient(conn, &user.id)?;
+    let expires = now + LinkPurpose::VerifyEmail.lifetime();
+    let mail = Notification::VerifyEmail(mail::VerifyEmail {
+        username: user.username.clone(),
+        verify_url: url,
+        expires: clock::format_deadline(expires, to.zone()),
+    });
+    notifications::enqueue(conn, &to, mail, None, now)?;
+    Ok(())
+}
+
+/// Sends the confirmation mail again (a lost mail, an expired link); nothing when the address is
+/// already confirmed.
+pub async fn resend_confirmation(
+    db: &Database,
+    notifier: &Notifier,
+    user_id: String,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let notifier = notifier.clone();
+    db.write(move |conn| {
+        let user: User = users::table
+            .find(&user_id)
+            .select(User::as_select())
+            .first(conn)?;
+        if user.email_verified_at.is_none() {
+            send_confirmation(conn, &notifier, &user, now)?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Follows a confirmation link: the address it was sent to becomes the account's confirmed one.
+pub async fn confirm(
+    db: &Database,
+    links: &LinkSigner,
+    token: String,
+    now: DateTime<Utc>,
+) -> Result<User, ApiError> {
+    let claims = links
+        .verify(LinkPurpose::VerifyEmail, &token, now)
+        .ok_or_else(|| invalid_link("confirmation"))?;
+    db.write(move |conn| {
+        let mut user: User = users::table
+            .find(&claims.sub)
+            .select(User::as_select())
+            .first(conn)
+            .optional()?
+            .ok_or_else(|| invalid_link("confirmation"))?;
+        // A link for an address the account no longer has confirms nothing.
+        if key(&user.email) != claims.bound {
+            return Err(invalid_link("confirmation"));
+        }
+        if user.email_verified_at.is_some() {
+            return Ok(user);
+        }
+        check_unique(conn, None, Some(&user.email), Some(&user.id))?;
+        user.email_key = key(&user.email);
+        user.email_verified_at = Some(now.naive_utc());
+        diesel::update(users::table.find(&user.id))
+            .set((
+                users::email_key.eq(&user.email_key),
+                users::email_verified_at.eq(user.email_verified_at),
+            ))
+            .execute(conn)?;
+        Ok(user)
+    })
+    .await
+}
+
+/// Mails a reset link to the account with this confirmed address, if there is one. The answer
+/// is the same either way.
+pub async fn request_password_reset(
+    db: &Database,
+    notifier: &Notifier,
+    email: String,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let notifier = notifier.clone();
+    db.write(move |conn| {
+        let user: Option<User> = users::table
+            .filter(users::email_key.eq(key(email.trim())))
+            .filter(users::email_verified_at.is_not_null())
+            .select(User::as_select())
+            .first(conn)
+            .optional()?;
+        let Some(user) = user else {
+            return Ok(());
+        };
+        // Bound to the session version, which the reset bumps: the link works once.
+        let url = notifier.link(
+            LinkPurpose::PasswordReset,
+            RESET_PATH,
+            &user.id,
+            &user.session_version.to_string(),
+            now,
+        );
+        let to = notifications::recipient(conn, &user.id)?;
+        let expires = now + LinkPurpose::PasswordReset.lifetime();
+        let mail = Notification::PasswordReset(mail::PasswordReset {
+            username: user.username.clone(),
+            reset_url: url,
+            expires: clock::format_deadline(expires, to.zone()),
+        });
+        notifications::enqueue(conn, &to, mail, None, now)?;
+        Ok(())
+    })
+    .await
+}
+
+/// Sets a new password from a reset link; every older token and reset link stops working.
+pub async fn reset_password(
+    db: &Database,
+    links: &LinkSigner,
+    token: String,
+    new_password: String,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    accounts::validate_password(&new_password, "new_password")?;
+    let claims = links
+        .verify(LinkPurpose::PasswordReset, &token, now)
+        .ok_or_else(|| invalid_link("password reset"))?;
+    let user = accounts::get(db, claims.sub.clone())
+        .await
+        .map_err(|_| invalid_link("password reset"))?;
+    if user.session_version.to_string() != claims.bound {
+        return Err(invalid_link("password reset"));
+    }
+    accounts::set_password_hash(db, user.id, new_password, Some(user.password_hash), now)
+        .await
+        .map_err(|e| match e {
+            // The password changed meanwhile, through this link or another way.
+            ApiError::Conflict { .. } => invalid_link("password reset"),
+            other => other,
+        })?;
+    Ok(())
+}
+
+/// What an unsubscribe link switches off: the kind of mail it came in.
+pub async fn unsubscribe(
+    db: &Database,
+    links: &LinkSigner,
+    token: String,
+    now: DateTime<Utc>,
+) -> Result<String, ApiError> {
+    let claims = links
+        .verify(LinkPurpose::Unsubscribe, &token, now)
+        .ok_or_else(|| invalid_link("unsubscribe"))?;
+    db.write(move |conn| {
+        let stored: Option<String> = users::table
+            .find(&claims.sub)
+            .select(users::notification_settings)
+            .first(conn)
+            .optional()?;
+        let Some(stored) = stored else {
+            return Err(invalid_link("unsubscribe"));
+        };
+        let mut settings = Settings::parse(&stored);
+        settings.switch_off(&claims.bound);
+        notifications::store_settings(conn, &claims.sub, &settings, now)?;
+        Ok(claims.bound.clone())
+    })
+    .await
+}

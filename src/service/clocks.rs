@@ -1,0 +1,158 @@
+//! The correspondence clock of stored games: when a turn starts, what a move costs the mover,
+//! and each turn's deadline, from the pure rules in `crate::clock`.
+//!
+//! A player's clock runs from the moment the turn passes to them until it passes back (several
+//! decisions in a row, such as Backgammon's `roll` and then the checker play, are one turn). The
+//! deadline of the turn is stored with the game so the scheduler can find due games with one
+//! indexed query; it is recomputed whenever something it depends on changes: a vacation of the
+//! player to move starts or ends.
+
+use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
+use chrono_tz::Tz;
+use diesel::prelude::*;
+
+use crate::clock::{self, Counting, Pause, TimeControl, TimedOut};
+use crate::db::DbConn;
+use crate::db::models::{Game, Vacation};
+use crate::db::schema::{users, vacations};
+use crate::error::ApiError;
+use crate::rules::Side;
+
+/// The time control a game was created with.
+pub fn control_of(game: &Game) -> TimeControl {
+    game.time_control
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default()
+}
+
+fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
+    naive.and_utc()
+}
+
+fn seconds(delta: TimeDelta) -> i32 {
+    delta.num_seconds().clamp(0, i64::from(i32::MAX)) as i32
+}
+
+/// A player's zone, parsed; an unreadable stored zone counts as UTC rather than stopping games.
+pub fn zone_of(name: &str) -> Tz {
+    name.parse().unwrap_or(Tz::UTC)
+}
+
+/// How a player's clock counts in this game, and their vacations that may overlap `since`.
+fn counting_for(
+    conn: &mut DbConn,
+    game: &Game,
+    user_id: &str,
+    since: NaiveDateTime,
+) -> Result<(Counting, Vec<Pause>), ApiError> {
+    let zone: String = users::table
+        .find(user_id)
+        .select(users::time_zone)
+        .first(conn)?;
+    let rows: Vec<Vacation> = vacations::table
+        .filter(vacations::user_id.eq(user_id))
+        .filter(vacations::ended_at.is_null().or(vacations::ended_at.gt(since)))
+        .select(Vacation::as_select())
+        .load(conn)?;
+    let pauses = rows
+        .iter()
+        .map(|v| match v.ended_at {
+            Some(end) => Pause::closed(utc(v.started_at), utc(end)),
+            None => Pause::open(utc(v.started_at)),
+        })
+        .collect();
+    let counting = Counting {
+        zone: zone_of(&zone),
+        weekend_pause: game.weekend_pause != 0,
+    };
+    Ok((counting, pauses))
+}
+
+fn bank_of(game: &Game, side: Side) -> Option<i32> {
+    match side {
+        Side::White => game.clock_white,
+        Side::Black => game.clock_black,
+    }
+}
+
+fn set_bank(game: &mut Game, side: Side, seconds: i32) {
+    match side {
+        Side::White => game.clock_white = Some(seconds),
+        Side::Black => game.clock_black = Some(seconds),
+    }
+}
+
+/// Sets up the clocks of a new game; call once the player to move is known.
+pub fn start(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(), ApiError> {
+    let control = control_of(game);
+    if let Some([white, black]) = clock::start_clocks(&control) {
+        game.clock_white = Some(seconds(white));
+        game.clock_black = Some(seconds(black));
+    }
+    start_turn(conn, game, now)
+}
+
+/// Starts the clock of the player to move (none when the game is over or has no clock).
+pub fn start_turn(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(), ApiError> {
+    game.turn_started_at = Some(now.naive_utc());
+    refresh_deadline(conn, game)
+}
+
+/// Recomputes the stored deadline of the turn in progress.
+pub fn refresh_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiError> {
+    game.deadline_at = None;
+    let control = control_of(game);
+    let (Some(to_move), Some(started)) = (game.to_move_id.clone(), game.turn_started_at) else {
+        return Ok(());
+    };
+    if control == TimeControl::None || game.result.is_some() {
+        return Ok(());
+    }
+    let side = if to_move == game.white_id {
+        Side::White
+    } else {
+        Side::Black
+    };
+    let remaining = TimeDelta::seconds(i64::from(bank_of(game, side).unwrap_or(0)));
+    let (counting, pauses) = counting_for(conn, game, &to_move, started)?;
+    game.deadline_at = clock::turn_deadline(&control, remaining, utc(started), &counting, &pauses)
+        .map(|deadline| deadline.naive_utc());
+    Ok(())
+}
+
+/// Charges the turn that ends now to `mover`'s clock. `Err(TimedOut)` when the move came at or
+/// after the deadline (the scheduler had not ended the game yet).
+pub fn end_turn(
+    conn: &mut DbConn,
+    game: &mut Game,
+    mover: Side,
+    now: DateTime<Utc>,
+) -> Result<Result<(), TimedOut>, ApiError> {
+    let control = control_of(game);
+    let Some(started) = game.turn_started_at else {
+        return Ok(Ok(()));
+    };
+    if control == TimeControl::None {
+        return Ok(Ok(()));
+    }
+    let mover_id = match mover {
+        Side::White => game.white_id.clone(),
+        Side::Black => game.black_id.clone(),
+    };
+    let (counting, pauses) = counting_for(conn, game, &mover_id, started)?;
+    let used = clock::counted(utc(started), now, &counting, &pauses);
+    let before = TimeDelta::seconds(i64::from(bank_of(game, mover).unwrap_or(0)));
+    Ok(clock::after_move(&control, before, used).map(|after| set_bank(game, mover, seconds(after))))
+}
+
+/// Each side's counted time for its current or next turn, in seconds (`None` without a clock):
+/// the full allowance per move, or what the bank held when the turn began. The side to move
+/// loses at the stored deadline, which already accounts for weekends and vacations.
+pub fn budgets(game: &Game) -> [Option<i64>; 2] {
+    let control = control_of(game);
+    [Side::White, Side::Black].map(|side| {
+        let bank = TimeDelta::seconds(i64::from(bank_of(game, side).unwrap_or(0)));
+        clock::turn_budget(&control, bank).map(|budget| budget.num_seconds())
+    })
+}

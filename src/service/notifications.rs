@@ -1,0 +1,425 @@
+//! Who is told what: each user's notification settings, and the outbox rows that events write in
+//! their own transaction (`docs/notifications.md`). The outbox worker (`service::outbox`) sends
+//! them later.
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::clocks;
+use crate::clock;
+use crate::db::{Database, DbConn};
+use crate::db::models::{Game, OutboxRow, delivery};
+use crate::db::schema::{outbox, users};
+use crate::error::ApiError;
+use crate::links::{LinkPurpose, LinkSigner};
+use crate::mail::{self, Notification};
+use crate::rules::Side;
+
+/// How turn notifications reach a user.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnDelivery {
+    /// One mail as soon as it is the user's move.
+    #[default]
+    Immediate,
+    /// One mail a day, at `digest_hour` in the user's zone, listing every game waiting for them.
+    Digest,
+}
+
+/// A user's notification settings, stored as JSON; a missing key takes its default, so new
+/// settings need no migration.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    pub your_turn: bool,
+    pub challenge_received: bool,
+    pub challenge_accepted: bool,
+    pub draw_offered: bool,
+    pub game_over: bool,
+    pub deadline_reminder: bool,
+    pub timeout: bool,
+    pub turn_delivery: TurnDelivery,
+    /// The hour (0–23, in the user's zone) the digest goes out.
+    pub digest_hour: u32,
+    /// Hours before a deadline at which to remind; empty for no reminders.
+    pub reminder_hours: Vec<u32>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            your_turn: true,
+            challenge_received: true,
+            challenge_accepted: true,
+            draw_offered: true,
+            game_over: true,
+            deadline_reminder: true,
+            timeout: true,
+            turn_delivery: TurnDelivery::Immediate,
+            digest_hour: 8,
+            reminder_hours: clock::DEFAULT_REMINDER_HOURS.to_vec(),
+        }
+    }
+}
+
+/// The kinds a user can switch off, by their stored names.
+pub const KINDS: [&str; 7] = [
+    "your_turn",
+    "challenge_received",
+    "challenge_accepted",
+    "draw_offered",
+    "game_over",
+    "deadline_reminder",
+    "timeout",
+];
+
+impl Settings {
+    pub fn parse(json: &str) -> Settings {
+        serde_json::from_str(json).unwrap_or_default()
+    }
+
+    /// Checks what a user asked for; the message names the field.
+    pub fn validate(&self) -> Result<(), ApiError> {
+        if self.digest_hour > 23 {
+            return Err(ApiError::validation(
+                "digest_hour",
+                format!(
+                    "digest_hour is an hour of the day from 0 to 23 in your time zone, not {}",
+                    self.digest_hour
+                ),
+            ));
+        }
+        clock::validate_reminder_hours(&self.reminder_hours)
+            .map_err(|message| ApiError::validation("reminder_hours", message))?;
+        Ok(())
+    }
+
+    /// Whether mail of `kind` is wanted. Account mail (address confirmation, password reset) is
+    /// not a setting: it answers the user's own request.
+    pub fn wants(&self, kind: &str) -> bool {
+        match kind {
+            "your_turn" => self.your_turn && self.turn_delivery == TurnDelivery::Immediate,
+            "digest" => self.your_turn && self.turn_delivery == TurnDelivery::Digest,
+            "challenge_received" => self.challenge_received,
+            "challenge_accepted" => self.challenge_accepted,
+            "draw_offered" => self.draw_offered,
+            "game_over" => self.game_over,
+            "deadline_reminder" => self.deadline_reminder,
+            "timeout" => self.timeout,
+            _ => true,
+        }
+    }
+
+    /// Turns a kind off (the one-click unsubscribe); the digest is the turn mail in another form.
+    pub fn switch_off(&mut self, kind: &str) {
+        match kind {
+            "your_turn" | "digest" => self.your_turn = false,
+            "challenge_received" => self.challenge_received = false,
+            "challenge_accepted" => self.challenge_accepted = false,
+            "draw_offered" => self.draw_offered = false,
+            "game_over" => self.game_over = false,
+            "deadline_reminder" => self.deadline_reminder = false,
+            "timeout" => self.timeout = false,
+            _ => {}
+        }
+    }
+}
+
+pub async fn get_settings(db: &Database, user_id: String) -> Result<Settings, ApiError> {
+    db.read(move |conn| Ok(recipient(conn, &user_id)?.settings()))
+        .await
+}
+
+/// Changes some settings: `changes` is a JSON object with the fields to change.
+pub async fn update_settings(
+    db: &Database,
+    user_id: String,
+    changes: serde_json::Map<String, serde_json::Value>,
+    now: DateTime<Utc>,
+) -> Result<Settings, ApiError> {
+    db.write(move |conn| {
+        let current = serde_json::to_value(recipient(conn, &user_id)?.settings())
+            .map_err(|e| ApiError::Internal(e.into()))?;
+        let mut merged = current.as_object().cloned().unwrap_or_default();
+        merged.extend(changes);
+        let settings: Settings = serde_json::from_value(serde_json::Value::Object(merged))
+            .map_err(|e| ApiError::validation("settings", e.to_string()))?;
+        settings.validate()?;
+        let settings = Settings {
+            reminder_hours: clock::validate_reminder_hours(&settings.reminder_hours)
+                .unwrap_or_default(),
+            ..settings
+        };
+        store_settings(conn, &user_id, &settings, now)?;
+        Ok(settings)
+    })
+    .await
+}
+
+/// Stores a user's settings and moves their next digest to match them.
+pub fn store_settings(
+    conn: &mut DbConn,
+    user_id: &str,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let json = serde_json::to_string(settings).map_err(|e| ApiError::Internal(e.into()))?;
+    diesel::update(users::table.find(user_id))
+        .set(users::notification_settings.eq(json))
+        .execute(conn)?;
+    reschedule_digest(conn, user_id, now)
+}
+
+/// Sets when the user's next digest is due (none unless they chose the digest).
+pub fn reschedule_digest(
+    conn: &mut DbConn,
+    user_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let to = recipient(conn, user_id)?;
+    let settings = to.settings();
+    let next = (settings.turn_delivery == TurnDelivery::Digest)
+        .then(|| super::scheduler::next_digest_at(to.zone(), settings.digest_hour, now));
+    diesel::update(users::table.find(user_id))
+        .set(users::next_digest_at.eq(next))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Where links in mails point, and how they are signed.
+#[derive(Clone)]
+pub struct Notifier {
+    base: String,
+    pub links: LinkSigner,
+}
+
+impl Notifier {
+    /// `public_url` is the address people reach the server at (`KURYR_PUBLIC_URL`).
+    pub fn new(public_url: &str, links: LinkSigner) -> Notifier {
+        Notifier {
+            base: public_url.trim_end_matches('/').to_owned(),
+            links,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn game_url(&self, game_id: &str) -> String {
+        self.url(&format!("/api/v1/games/{game_id}"))
+    }
+
+    pub fn challenge_url(&self, challenge_id: &str) -> String {
+        self.url(&format!("/api/v1/challenges/{challenge_id}"))
+    }
+
+    pub fn settings_url(&self) -> String {
+        self.url("/api/v1/me/notifications")
+    }
+
+    pub fn link(&self, purpose: LinkPurpose, path: &str, user_id: &str, bound: &str, now: DateTime<Utc>) -> String {
+        let token = self.links.sign(purpose, user_id, bound, now);
+        self.url(&format!("{path}?token={token}"))
+    }
+}
+
+/// What an event needs to know about the person it may mail.
+#[derive(Clone, Debug, Queryable)]
+pub struct Recipient {
+    pub id: String,
+    pub username: String,
+    pub email: String,
+    pub email_verified_at: Option<NaiveDateTime>,
+    pub settings_json: String,
+    pub time_zone: String,
+}
+
+impl Recipient {
+    pub fn settings(&self) -> Settings {
+        Settings::parse(&self.settings_json)
+    }
+
+    pub fn zone(&self) -> chrono_tz::Tz {
+        clocks::zone_of(&self.time_zone)
+    }
+}
+
+pub fn recipient(conn: &mut DbConn, user_id: &str) -> Result<Recipient, ApiError> {
+    Ok(users::table
+        .find(user_id)
+        .select((
+            users::id,
+            users::username,
+            users::email,
+            users::email_verified_at,
+            users::notification_settings,
+            users::time_zone,
+        ))
+        .first(conn)?)
+}
+
+/// Writes a notification into the outbox, in the caller's transaction, if the recipient wants it
+/// and their address is confirmed (only the confirmation itself goes to an unconfirmed address).
+pub fn enqueue(
+    conn: &mut DbConn,
+    to: &Recipient,
+    notification: Notification,
+    game_id: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<bool, ApiError> {
+    let kind = notification.kind();
+    let account_mail = matches!(notification, Notification::VerifyEmail(_));
+    if !account_mail && (to.email_verified_at.is_none() || !to.settings().wants(kind)) {
+        return Ok(false);
+    }
+    let now = now.naive_utc();
+    let row = OutboxRow {
+        id: uuid::Uuid::now_v7().to_string(),
+        user_id: to.id.clone(),
+        kind: kind.to_owned(),
+        game_id: game_id.map(str::to_owned),
+        to_address: to.email.clone(),
+        payload: serde_json::to_string(&notification)
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot store a notification: {e}")))?,
+        status: delivery::PENDING.to_owned(),
+        attempts: 0,
+        next_attempt_at: now,
+        locked_until: None,
+        last_error: None,
+        created_at: now,
+        sent_at: None,
+    };
+    diesel::insert_into(outbox::table).values(&row).execute(conn)?;
+    Ok(true)
+}
+
+/// A game as one of its players sees it in a mail.
+pub struct GameForMail<'a> {
+    pub game: &'a Game,
+    pub notifier: &'a Notifier,
+    pub white: &'a str,
+    pub black: &'a str,
+}
+
+impl GameForMail<'_> {
+    fn engine_name(&self) -> String {
+        super::games::engine_of(self.game)
+            .map(|engine| engine.name().to_owned())
+            .unwrap_or_else(|_| self.game.game_kind.clone())
+    }
+
+    fn opponent_of(&self, user_id: &str) -> String {
+        if user_id == self.game.white_id {
+            self.black.to_owned()
+        } else {
+            self.white.to_owned()
+        }
+    }
+
+    fn side_of(&self, user_id: &str) -> Side {
+        if user_id == self.game.white_id {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
+
+    fn move_number(&self) -> u32 {
+        u32::try_from(self.game.ply).unwrap_or(0) + 1
+    }
+
+    fn deadline_for(&self, to: &Recipient) -> Option<String> {
+        self.game
+            .deadline_at
+            .map(|deadline| clock::format_deadline(deadline.and_utc(), to.zone()))
+    }
+
+    /// "Your move" for the player to move, after `last_move`.
+    pub fn your_turn(&self, to: &Recipient, last_move: Option<String>) -> Notification {
+        let engine = super::games::engine_of(self.game).ok();
+        let options = super::games::options_of(self.game);
+        let board = engine
+            .and_then(|engine| engine.diagram(&self.game.position, &options).ok())
+            .unwrap_or_else(|| self.game.position.clone());
+        let legal_moves = engine
+            .and_then(|engine| engine.legal_moves(&self.game.position, &options).ok())
+            .map_or(0, |moves| moves.len() as u32);
+        Notification::YourTurn(mail::YourTurn {
+            game: self.engine_name(),
+            opponent: self.opponent_of(&to.id),
+            move_number: self.move_number(),
+            last_move,
+            board,
+            deadline: self.deadline_for(to),
+            legal_moves,
+            game_url: self.notifier.game_url(&self.game.id),
+        })
+    }
+
+    pub fn draw_offered(&self, to: &Recipient) -> Notification {
+        Notification::DrawOffered(mail::DrawOffered {
+            opponent: self.opponent_of(&to.id),
+            game: self.engine_name(),
+            game_url: self.notifier.game_url(&self.game.id),
+        })
+    }
+
+    fn outcome_for(&self, to: &Recipient) -> mail::Outcome {
+        match self.game.result.as_deref().and_then(Side::from_name) {
+            Some(winner) if winner == self.side_of(&to.id) => mail::Outcome::Won,
+            Some(_) => mail::Outcome::Lost,
+            None => mail::Outcome::Drawn,
+        }
+    }
+
+    pub fn game_over(&self, to: &Recipient) -> Notification {
+        let ending = self
+            .game
+            .termination
+            .as_deref()
+            .unwrap_or("the rules")
+            .replace('_', " ");
+        Notification::GameOver(mail::GameOver {
+            game: self.engine_name(),
+            opponent: self.opponent_of(&to.id),
+            outcome: self.outcome_for(to),
+            ending,
+            summary: self.game.result_summary.clone(),
+            game_url: self.notifier.game_url(&self.game.id),
+        })
+    }
+
+    pub fn timeout(&self, to: &Recipient, loser: Side) -> Notification {
+        Notification::Timeout(mail::Timeout {
+            game: self.engine_name(),
+            opponent: self.opponent_of(&to.id),
+            you_ran_out: self.side_of(&to.id) == loser,
+            outcome: self.outcome_for(to),
+            game_url: self.notifier.game_url(&self.game.id),
+        })
+    }
+
+    pub fn reminder(&self, to: &Recipient, now: DateTime<Utc>) -> Option<Notification> {
+        let deadline = self.game.deadline_at?.and_utc();
+        Some(Notification::DeadlineReminder(mail::DeadlineReminder {
+            game: self.engine_name(),
+            opponent: self.opponent_of(&to.id),
+            move_number: self.move_number(),
+            deadline: clock::format_deadline(deadline, to.zone()),
+            time_left: clock::format_time_left(deadline - now),
+            game_url: self.notifier.game_url(&self.game.id),
+        }))
+    }
+
+    pub fn digest_entry(&self, to: &Recipient) -> mail::DigestGame {
+        mail::DigestGame {
+            game: self.engine_name(),
+            opponent: self.opponent_of(&to.id),
+            move_number: self.move_number(),
+            deadline: self.deadline_for(to),
+            game_url: self.notifier.game_url(&self.game.id),
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Delivering the outbox: claim due rows, render and send each, record what happened.
+//!
+//! - A row is claimed by setting a lease (`locked_until`) in a short write transaction; on
+//!   PostgreSQL the candidates are read `FOR UPDATE SKIP LOCKED`, so several server processes
+//!   claim disjoint rows without waiting on each other. A worker that dies mid-send loses its
+//!   lease when it runs out, and the row is sent again later (the only case where a mail can go
+//!   twice; it keeps its Message-ID, so mail clients can tell).
+//! - Once the SMTP server accepted a mail the row is `sent` and never claimed again.
+//! - A temporary failure (server down, 4xx) is retried with exponential backoff and jitter; a
+//!   permanent one (5xx, an address that cannot exist) or too many attempts make the row
+//!   `failed`, with the reason kept in `last_error`.
+
+use chrono::{DateTime, Duration, NaiveDateTime, Utc};
+use diesel::prelude::*;
+use rand::Rng;
+
+use super::notifications::Notifier;
+use crate::db::models::{OutboxRow, delivery};
+use crate::db::schema::{outbox, users};
+use crate::db::{Database, DbConn};
+use crate::error::ApiError;
+use crate::links::LinkPurpose;
+use crate::mail::{DeliveryError, Footer, Mailer, Notification, OutgoingMail};
+
+/// How long a claim lasts: far longer than one SMTP exchange, so a live worker never loses a row
+/// it is sending.
+const LEASE: Duration = Duration::minutes(10);
+/// Attempts before a temporary failure counts as permanent; with the backoff below that is about
+/// two days of trying.
+pub const MAX_ATTEMPTS: i32 = 16;
+/// Rows claimed at once by one worker.
+const BATCH: i64 = 20;
+
+/// The wait before attempt `attempts + 1`: 30 s doubling up to 4 h, each with ±25 % jitter so
+/// that mails held back by one outage do not all come back at once.
+pub fn backoff(attempts: i32) -> Duration {
+    let base = 30i64 << attempts.clamp(0, 20);
+    let capped = base.min(4 * 3600);
+    let jitter = rand::rng().random_range(0.75..=1.25);
+    Duration::milliseconds((capped as f64 * 1000.0 * jitter) as i64)
+}
+
+/// What one round of delivery did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivered {
+    pub sent: usize,
+    pub retrying: usize,
+    pub failed: usize,
+}
+
+/// A claimed row with what sending needs from its recipient now.
+struct Claimed {
+    row: OutboxRow,
+    username: String,
+    current_email: String,
+    verified: bool,
+}
+
+fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ApiError> {
+    let due = outbox::table
+        .filter(outbox::status.eq(delivery::PENDING))
+        .filter(outbox::next_attempt_at.le(now))
+        .filter(outbox::locked_until.is_null().or(outbox::locked_until.le(now)))
+        .order(outbox::next_attempt_at.asc())
+        .limit(BATCH)
+        .select(outbox::id);
+    let ids: Vec<String> = match conn {
+        DbConn::Postgres(pg) => due.for_update().skip_locked().load(pg)?,
+        // SQLite's writers take turns (`BEGIN IMMEDIATE`), so no other claim can interleave.
+        DbConn::Sqlite(sqlite) => due.load(sqlite)?,
+    };
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    diesel::update(outbox::table.filter(outbox::id.eq_any(&ids)))
+        .set(outbox::locked_until.eq(now + LEASE))
+        .execute(conn)?;
+    let rows: Vec<(OutboxRow, (String, String, Option<NaiveDateTime>))> = outbox::table
+        .inner_join(users::table)
+        .filter(outbox::id.eq_any(&ids))
+        .order(outbox::next_attempt_at.asc())
+        .select((
+            OutboxRow::as_select(),
+            (users::username, users::email, users::email_verified_at),
+        ))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(row, (username, current_email, verified_at))| Claimed {
+            row,
+            username,
+            current_email,
+            verified: verified_at.is_some(),
+        })
+        .collect())
+}
+
+/// Sends what is due now. Returns what happened, for the logs and the tests.
+pub async fn deliver_due(
+    db: &Database,
+    mailer: &Mailer,
+    notifier: &Notifier,
+    now: DateTime<Utc>,
+) -> Result<Delivered, ApiError> {
+    let claimed = db.write(move |conn| claim(conn, now.naive_utc())).await?;
+    let mut report = Delivered::default();
+    for claimed in claimed {
+        let outcome = send_one(mailer, notifier, &claimed, now).await;
+        let id = claimed.row.id.clone();
+        let attempts = claimed.row.attempts + 1;
+        let naive_now = now.naive_utc();
+        let update = match &outcome {
+            Ok(()) => {
+                report.sent += 1;
+                (delivery::SENT, None, naive_now, Some(naive_now))
+            }
+            Err(DeliveryError::Temporary(reason)) if attempts < MAX_ATTEMPTS => {
+                report.retrying += 1;
+                let next = naive_now + backoff(attempts - 1);
+                (delivery::PENDING, Some(reason.clone()), next, None)
+            }
+            Err(error) => {
+                report.failed += 1;
+                let reason = match error {
+                    DeliveryError::Temporary(reason) => {
+                        format!("gave up after {attempts} attempts; the last one: {reason}")
+                    }
+                    DeliveryError::Permanent(reason) => reason.clone(),
+                };
+                (delivery::FAILED, Some(reason), naive_now, None)
+            }
+        };
+        if let Err(e) = &outcome {
+            tracing::warn!(outbox_id = %id, attempts, error = e.reason(), "mail not delivered");
+        }
+        db.write(move |conn| {
+            let (status, error, next_attempt_at, sent_at) = update;
+            diesel::update(outbox::table.find(&id))
+                .set((
+                    outbox::status.eq(status),
+                    outbox::attempts.eq(attempts),
+                    outbox::last_error.eq(error),
+                    outbox::next_attempt_at.eq(next_attempt_at),
+                    outbox::sent_at.eq(sent_at),
+                    outbox::locked_until.eq(None::<NaiveDateTime>),
+                ))
+                .execute(conn)?;
+            Ok(())
+        })
+        .await?;
+    }
+    Ok(report)
+}
+
+async fn send_one(
+    mailer: &Mailer,
+    notifier: &Notifier,
+    claimed: &Claimed,
+    now: DateTime<Utc>,
+) -> Result<(), DeliveryError> {
+    let row = &claimed.row;
+    let notification: Notification = serde_json::from_str(&row.payload).map_err(|e| {
+        DeliveryError::Permanent(format!("the stored notification is unreadable: {e}"))
+    })?;
+    let account_mail = matches!(
+        notification,
+        Notification::VerifyEmail(_) | Notification::PasswordReset(_)
+    );
+    // A confirmation goes to the address it confirms; anything else goes to the user's address
+    // as it is now, and only while it is confirmed.
+    let to_address = if matches!(notification, Notification::VerifyEmail(_)) {
+        row.to_address.clone()
+    } else if claimed.verified {
+        claimed.current_email.clone()
+    } else {
+        return Err(DeliveryError::Permanent(
+            "the address is no longer confirmed".into(),
+        ));
+    };
+    let unsubscribe_url = (!account_mail).then(|| {
+        notifier.link(
+            LinkPurpose::Unsubscribe,
+            "/unsubscribe",
+            &row.user_id,
+            &row.kind,
+            now,
+        )
+    });
+    let footer = Footer {
+        settings_url: notifier.settings_url(),
+        unsubscribe_url: unsubscribe_url.clone(),
+    };
+    let rendered = notification
+        .render(&footer)
+        .map_err(|e| DeliveryError::Permanent(e.to_string()))?;
+    let mail = OutgoingMail {
+        id: row.id.clone(),
+        to_address,
+        to_name: claimed.username.clone(),
+        rendered,
+        unsubscribe_url,
+    };
+    mailer.send(&mail).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_with_jitter_and_stops_growing() {
+        for attempts in 0..MAX_ATTEMPTS {
+            let wait = backoff(attempts).num_milliseconds() as f64 / 1000.0;
+            let nominal = (30i64 << attempts).min(4 * 3600) as f64;
+            assert!(
+                (nominal * 0.75..=nominal * 1.25).contains(&wait),
+                "attempt {attempts}: {wait}s"
+            );
+        }
+        let total: i64 = (0..MAX_ATTEMPTS).map(|a| (30i64 << a).min(4 * 3600)).sum();
+        assert!(total > 24 * 3600, "temporary failures are retried for over a day");
+    }
+}

@@ -1,0 +1,269 @@
+//! What happens because time passes: vacations that run out, games lost on time, deadline
+//! reminders and daily digests. [`tick`] does whatever is due at `now`; the background loop calls
+//! it every half minute with the real clock, the tests with theirs.
+//!
+//! Every step is safe to run twice and from several processes at once: each game or user is
+//! handled in its own transaction whose writes are conditional (a game still at the ply that was
+//! read, a reminder not yet recorded, a digest not yet moved on), so a second runner changes
+//! nothing and sends nothing.
+
+use chrono::{DateTime, Days, NaiveDateTime, NaiveTime, Utc};
+use diesel::prelude::*;
+
+use super::games::lose_on_time;
+use super::notifications::{self, GameForMail, Settings, TurnDelivery};
+use super::vacations;
+use crate::clock;
+use crate::db::models::{Game, status};
+use crate::db::schema::{games, reminders_sent, users};
+use crate::db::DbConn;
+use crate::error::ApiError;
+use crate::mail::{self, Notification};
+use crate::startup::AppState;
+
+/// Games or users handled per step and run: enough for any backlog, bounded so one run stays short.
+const BATCH: i64 = 200;
+
+/// What one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ticked {
+    pub vacations_ended: usize,
+    pub timeouts: usize,
+    pub reminders: usize,
+    pub digests: usize,
+}
+
+pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiError> {
+    let db = &state.db;
+    let allowance = state.vacation_allowance;
+    let vacations_ended = db
+        .write(move |conn| vacations::end_spent_vacations(conn, allowance, now))
+        .await?;
+
+    let naive_now = now.naive_utc();
+    let late: Vec<String> = db
+        .read(move |conn| {
+            Ok(games::table
+                .filter(games::status.eq(status::ACTIVE))
+                .filter(games::deadline_at.le(naive_now))
+                .order(games::deadline_at.asc())
+                .limit(BATCH)
+                .select(games::id)
+                .load(conn)?)
+        })
+        .await?;
+    let mut timeouts = 0;
+    for id in late {
+        let notifier = state.notifier.clone();
+        let ended = db
+            .write(move |conn| {
+                let Some(mut game) = active_game(conn, &id)? else {
+                    return Ok(false);
+                };
+                match game.deadline_at {
+                    Some(deadline) if clock::flag_fallen(deadline.and_utc(), now) => {}
+                    _ => return Ok(false),
+                }
+                let names = usernames(conn, &game)?;
+                lose_on_time(conn, &notifier, &mut game, [&names[0], &names[1]], now)?;
+                Ok(true)
+            })
+            .await;
+        match ended {
+            Ok(true) => timeouts += 1,
+            Ok(false) => {}
+            // Another process or a move got there first.
+            Err(ApiError::Conflict { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+
+    let horizon = naive_now + chrono::Duration::hours(i64::from(*clock::REMINDER_HOURS.end()));
+    let soon: Vec<String> = db
+        .read(move |conn| {
+            Ok(games::table
+                .filter(games::status.eq(status::ACTIVE))
+                .filter(games::deadline_at.gt(naive_now))
+                .filter(games::deadline_at.le(horizon))
+                .order(games::deadline_at.asc())
+                .limit(BATCH)
+                .select(games::id)
+                .load(conn)?)
+        })
+        .await?;
+    let mut reminders = 0;
+    for id in soon {
+        let notifier = state.notifier.clone();
+        reminders += db
+            .write(move |conn| remind(conn, &notifier, &id, now))
+            .await?;
+    }
+
+    let digest_users: Vec<String> = db
+        .read(move |conn| {
+            Ok(users::table
+                .filter(users::next_digest_at.le(naive_now))
+                .limit(BATCH)
+                .select(users::id)
+                .load(conn)?)
+        })
+        .await?;
+    let mut digests = 0;
+    for id in digest_users {
+        let notifier = state.notifier.clone();
+        if db
+            .write(move |conn| digest(conn, &notifier, &id, now))
+            .await?
+        {
+            digests += 1;
+        }
+    }
+    Ok(Ticked {
+        vacations_ended,
+        timeouts,
+        reminders,
+        digests,
+    })
+}
+
+fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ApiError> {
+    Ok(games::table
+        .find(id)
+        .filter(games::status.eq(status::ACTIVE))
+        .select(Game::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+fn usernames(conn: &mut DbConn, game: &Game) -> Result<[String; 2], ApiError> {
+    let name = |conn: &mut DbConn, id: &str| -> Result<String, ApiError> {
+        Ok(users::table.find(id).select(users::username).first(conn)?)
+    };
+    Ok([name(conn, &game.white_id)?, name(conn, &game.black_id)?])
+}
+
+/// Sends the reminders due for one game's current turn; returns how many.
+fn remind(
+    conn: &mut DbConn,
+    notifier: &notifications::Notifier,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<usize, ApiError> {
+    let Some(game) = active_game(conn, id)? else {
+        return Ok(0);
+    };
+    let (Some(deadline), Some(to_move), Some(started)) =
+        (game.deadline_at, game.to_move_id.clone(), game.turn_started_at)
+    else {
+        return Ok(0);
+    };
+    let to = notifications::recipient(conn, &to_move)?;
+    let points = to.settings().reminder_hours;
+    let deadline_utc = deadline.and_utc();
+    let names = usernames(conn, &game)?;
+    let mail = GameForMail {
+        game: &game,
+        notifier,
+        white: &names[0],
+        black: &names[1],
+    };
+    let mut sent = 0;
+    for hours in clock::due_reminders(deadline_utc, &points, now) {
+        // A point already behind when the turn began would only repeat the turn mail.
+        let moment = deadline - chrono::Duration::hours(i64::from(hours));
+        if moment <= started {
+            continue;
+        }
+        let key = (
+            reminders_sent::game_id.eq(&game.id),
+            reminders_sent::ply.eq(game.ply),
+            reminders_sent::hours_before.eq(hours as i32),
+        );
+        let already: i64 = reminders_sent::table
+            .filter(key.0)
+            .filter(key.1)
+            .filter(key.2)
+            .count()
+            .get_result(conn)?;
+        if already > 0 {
+            continue;
+        }
+        // The primary key makes a concurrent second runner fail here, rolling back its mail.
+        diesel::insert_into(reminders_sent::table)
+            .values((key.0, key.1, key.2, reminders_sent::created_at.eq(now.naive_utc())))
+            .execute(conn)?;
+        if let Some(reminder) = mail.reminder(&to, now) {
+            notifications::enqueue(conn, &to, reminder, Some(&game.id), now)?;
+        }
+        sent += 1;
+    }
+    Ok(sent)
+}
+
+/// The next time a digest is due: `hour` o'clock in `zone`, after `now`.
+pub fn next_digest_at(zone: chrono_tz::Tz, hour: u32, now: DateTime<Utc>) -> NaiveDateTime {
+    let local_today = now.with_timezone(&zone).date_naive();
+    let at = NaiveTime::from_hms_opt(hour.min(23), 0, 0).unwrap_or(NaiveTime::MIN);
+    let today = clock::counting::first_instant_at_or_after(zone, local_today.and_time(at));
+    let next = if today > now {
+        today
+    } else {
+        let tomorrow = local_today + Days::new(1);
+        clock::counting::first_instant_at_or_after(zone, tomorrow.and_time(at))
+    };
+    next.naive_utc()
+}
+
+/// Sends one user's digest if it is due, and schedules the next; true when a mail was written.
+fn digest(
+    conn: &mut DbConn,
+    notifier: &notifications::Notifier,
+    user_id: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, ApiError> {
+    let to = notifications::recipient(conn, user_id)?;
+    let settings: Settings = to.settings();
+    let due: Option<NaiveDateTime> = users::table
+        .find(user_id)
+        .select(users::next_digest_at)
+        .first(conn)?;
+    let Some(due) = due.filter(|due| *due <= now.naive_utc()) else {
+        return Ok(false);
+    };
+    let next = (settings.turn_delivery == TurnDelivery::Digest)
+        .then(|| next_digest_at(to.zone(), settings.digest_hour, now));
+    // Claimed by moving the due time on, only from the value read: a second runner finds it moved.
+    let claimed = diesel::update(
+        users::table
+            .find(user_id)
+            .filter(users::next_digest_at.eq(due)),
+    )
+    .set(users::next_digest_at.eq(next))
+    .execute(conn)?;
+    if claimed == 0 || next.is_none() {
+        return Ok(false);
+    }
+    let mut waiting: Vec<Game> = games::table
+        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::to_move_id.eq(user_id))
+        .select(Game::as_select())
+        .load(conn)?;
+    if waiting.is_empty() {
+        return Ok(false);
+    }
+    // Most urgent first: the nearest deadline, then games without a clock, oldest turn first.
+    waiting.sort_by_key(|game| (game.deadline_at.is_none(), game.deadline_at, game.updated_at));
+    let mut entries = Vec::with_capacity(waiting.len());
+    for game in &waiting {
+        let names = usernames(conn, game)?;
+        let mail = GameForMail {
+            game,
+            notifier,
+            white: &names[0],
+            black: &names[1],
+        };
+        entries.push(mail.digest_entry(&to));
+    }
+    let digest = Notification::Digest(mail::Digest { games: entries });
+    notifications::enqueue(conn, &to, digest, None, now)
+}

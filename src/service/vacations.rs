@@ -1,0 +1,188 @@
+//! Vacations: while a player is on vacation the clocks of all their games stand still. Each
+//! player has a yearly allowance (calendar year in their zone); a vacation ends by itself when the
+//! allowance is spent.
+
+use chrono::{DateTime, Duration, NaiveDateTime, Utc};
+use diesel::prelude::*;
+
+use super::clocks;
+use crate::clock::{self, Pause};
+use crate::db::models::{Game, Vacation, status};
+use crate::db::schema::{games, users, vacations};
+use crate::db::{Database, DbConn};
+use crate::error::ApiError;
+
+/// A player's vacation standing.
+#[derive(Clone, Debug)]
+pub struct VacationStatus {
+    /// When the current vacation began; `None` when not on vacation.
+    pub since: Option<DateTime<Utc>>,
+    /// When the current vacation ends by itself (the allowance runs out).
+    pub ends_at: Option<DateTime<Utc>>,
+    pub allowance: Duration,
+    /// Used this calendar year (in the player's zone), the current vacation included.
+    pub used_this_year: Duration,
+    pub remaining_this_year: Duration,
+}
+
+fn pauses(rows: &[Vacation]) -> Vec<Pause> {
+    rows.iter()
+        .map(|v| match v.ended_at {
+            Some(end) => Pause::closed(v.started_at.and_utc(), end.and_utc()),
+            None => Pause::open(v.started_at.and_utc()),
+        })
+        .collect()
+}
+
+fn load(conn: &mut DbConn, user_id: &str) -> Result<(Vec<Vacation>, chrono_tz::Tz), ApiError> {
+    let zone: String = users::table
+        .find(user_id)
+        .select(users::time_zone)
+        .first(conn)?;
+    let rows = vacations::table
+        .filter(vacations::user_id.eq(user_id))
+        .order(vacations::started_at.asc())
+        .select(Vacation::as_select())
+        .load(conn)?;
+    Ok((rows, clocks::zone_of(&zone)))
+}
+
+fn standing(rows: &[Vacation], zone: chrono_tz::Tz, allowance: Duration, now: DateTime<Utc>) -> VacationStatus {
+    let all = pauses(rows);
+    let year_start = clock::vacation_year_start(zone, now);
+    let used = clock::vacation_used_in_year(&all, year_start, now);
+    let open = rows.iter().find(|v| v.ended_at.is_none());
+    let ends_at = open.map(|v| ends_at(rows, zone, allowance, v.started_at.and_utc()));
+    VacationStatus {
+        since: open.map(|v| v.started_at.and_utc()),
+        ends_at,
+        allowance,
+        used_this_year: used,
+        remaining_this_year: (allowance - used).max(Duration::zero()),
+    }
+}
+
+/// When a vacation starting at `start` runs out of allowance, given the player's other ones.
+fn ends_at(rows: &[Vacation], zone: chrono_tz::Tz, allowance: Duration, start: DateTime<Utc>) -> DateTime<Utc> {
+    let before: Vec<Pause> = pauses(rows)
+        .into_iter()
+        .filter(|p| p.end.is_some() && p.start < start)
+        .collect();
+    let used = clock::vacation_used_in_year(&before, clock::vacation_year_start(zone, start), start);
+    clock::vacation_ends_at(start, allowance - used, allowance, zone)
+}
+
+pub async fn get(db: &Database, user_id: String, allowance: Duration, now: DateTime<Utc>) -> Result<VacationStatus, ApiError> {
+    db.read(move |conn| {
+        let (rows, zone) = load(conn, &user_id)?;
+        Ok(standing(&rows, zone, allowance, now))
+    })
+    .await
+}
+
+pub async fn start(db: &Database, user_id: String, allowance: Duration, now: DateTime<Utc>) -> Result<VacationStatus, ApiError> {
+    db.write(move |conn| {
+        let (rows, zone) = load(conn, &user_id)?;
+        let current = standing(&rows, zone, allowance, now);
+        if current.since.is_some() {
+            return Err(ApiError::conflict(
+                "already-on-vacation",
+                "Already on vacation",
+                "you are already on vacation; end it with DELETE /api/v1/me/vacation",
+            ));
+        }
+        if current.remaining_this_year <= Duration::zero() {
+            return Err(ApiError::conflict(
+                "no-vacation-left",
+                "No vacation left",
+                format!(
+                    "you have used all {} vacation days of this year",
+                    allowance.num_days()
+                ),
+            ));
+        }
+        let vacation = Vacation {
+            id: uuid::Uuid::now_v7().to_string(),
+            user_id: user_id.clone(),
+            started_at: now.naive_utc(),
+            ended_at: None,
+        };
+        diesel::insert_into(vacations::table).values(&vacation).execute(conn)?;
+        refresh_deadlines(conn, &user_id)?;
+        let (rows, zone) = load(conn, &user_id)?;
+        Ok(standing(&rows, zone, allowance, now))
+    })
+    .await
+}
+
+pub async fn end(db: &Database, user_id: String, allowance: Duration, now: DateTime<Utc>) -> Result<VacationStatus, ApiError> {
+    db.write(move |conn| {
+        if !end_open_vacation(conn, &user_id, now.naive_utc())? {
+            return Err(ApiError::conflict(
+                "not-on-vacation",
+                "Not on vacation",
+                "you are not on vacation; start one with POST /api/v1/me/vacation",
+            ));
+        }
+        let (rows, zone) = load(conn, &user_id)?;
+        Ok(standing(&rows, zone, allowance, now))
+    })
+    .await
+}
+
+/// Ends the user's open vacation at `at` and restarts their clocks; false when there was none.
+pub(super) fn end_open_vacation(conn: &mut DbConn, user_id: &str, at: NaiveDateTime) -> Result<bool, ApiError> {
+    let ended = diesel::update(
+        vacations::table
+            .filter(vacations::user_id.eq(user_id))
+            .filter(vacations::ended_at.is_null()),
+    )
+    .set(vacations::ended_at.eq(at))
+    .execute(conn)?;
+    if ended > 0 {
+        refresh_deadlines(conn, user_id)?;
+    }
+    Ok(ended > 0)
+}
+
+/// Ends the vacations whose allowance ran out before `now`, at the moment it ran out.
+pub(super) fn end_spent_vacations(
+    conn: &mut DbConn,
+    allowance: Duration,
+    now: DateTime<Utc>,
+) -> Result<usize, ApiError> {
+    let open: Vec<String> = vacations::table
+        .filter(vacations::ended_at.is_null())
+        .select(vacations::user_id)
+        .load(conn)?;
+    let mut ended = 0;
+    for user_id in open {
+        let (rows, zone) = load(conn, &user_id)?;
+        let Some(current) = rows.iter().find(|v| v.ended_at.is_none()) else {
+            continue;
+        };
+        let runs_out = ends_at(&rows, zone, allowance, current.started_at.and_utc());
+        if runs_out <= now && end_open_vacation(conn, &user_id, runs_out.naive_utc())? {
+            ended += 1;
+        }
+    }
+    Ok(ended)
+}
+
+/// Recomputes the deadline of every game where `user_id` is to move.
+pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), ApiError> {
+    let waiting: Vec<Game> = games::table
+        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::to_move_id.eq(user_id))
+        .filter(games::time_control.is_not_null())
+        .select(Game::as_select())
+        .load(conn)?;
+    for mut game in waiting {
+        clocks::refresh_deadline(conn, &mut game)?;
+        // Only if no move changed the turn meanwhile; that move computed its own deadline.
+        diesel::update(games::table.find(&game.id).filter(games::ply.eq(game.ply)))
+            .set(games::deadline_at.eq(game.deadline_at))
+            .execute(conn)?;
+    }
+    Ok(())
+}
