@@ -90,7 +90,12 @@ impl LinkSigner {
     }
 
     /// The claims of a genuine, unexpired link token made for `purpose`.
-    pub fn verify(&self, purpose: LinkPurpose, token: &str, now: DateTime<Utc>) -> Option<LinkClaims> {
+    pub fn verify(
+        &self,
+        purpose: LinkPurpose,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Option<LinkClaims> {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[purpose.audience()]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
@@ -117,28 +122,57 @@ mod tests {
         let links = signer("secret");
         let token = links.sign(LinkPurpose::VerifyEmail, "u1", "a@example.org", now);
         let claims = links.verify(LinkPurpose::VerifyEmail, &token, now).unwrap();
-        assert_eq!((claims.sub.as_str(), claims.bound.as_str()), ("u1", "a@example.org"));
-        assert!(links.verify(LinkPurpose::PasswordReset, &token, now).is_none());
-        assert!(links.verify(LinkPurpose::Unsubscribe, &token, now).is_none());
+        assert_eq!(
+            (claims.sub.as_str(), claims.bound.as_str()),
+            ("u1", "a@example.org")
+        );
+        assert!(
+            links
+                .verify(LinkPurpose::PasswordReset, &token, now)
+                .is_none()
+        );
+        assert!(
+            links
+                .verify(LinkPurpose::Unsubscribe, &token, now)
+                .is_none()
+        );
         let later = now + LinkPurpose::VerifyEmail.lifetime() + Duration::seconds(1);
-        assert!(links.verify(LinkPurpose::VerifyEmail, &token, later).is_none());
-        assert!(signer("other").verify(LinkPurpose::VerifyEmail, &token, now).is_none());
+        assert!(
+            links
+                .verify(LinkPurpose::VerifyEmail, &token, later)
+                .is_none()
+        );
+        assert!(
+            signer("other")
+                .verify(LinkPurpose::VerifyEmail, &token, now)
+                .is_none()
+        );
         let mut tampered = token.clone();
         tampered.insert(token.len() / 2, 'x');
-        assert!(links.verify(LinkPurpose::VerifyEmail, &tampered, now).is_none());
+        assert!(
+            links
+                .verify(LinkPurpose::VerifyEmail, &tampered, now)
+                .is_none()
+        );
     }
 
     #[test]
     fn an_access_token_is_not_a_link() {
         let now = Utc::now();
         let secret = SecretString::from("secret".to_owned());
-        let access = crate::auth::TokenKeys::new(&secret, 1).issue("u1", 0, now).unwrap();
+        let access = crate::auth::TokenKeys::new(&secret, 1)
+            .issue("u1", 0, now)
+            .unwrap();
         for purpose in [
             LinkPurpose::VerifyEmail,
             LinkPurpose::PasswordReset,
             LinkPurpose::Unsubscribe,
         ] {
-            assert!(LinkSigner::new(&secret).verify(purpose, &access, now).is_none());
+            assert!(
+                LinkSigner::new(&secret)
+                    .verify(purpose, &access, now)
+                    .is_none()
+            );
         }
     }
 }

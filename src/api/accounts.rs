@@ -165,8 +165,7 @@ pub async fn request_password_reset(
     body: web::Json<ResetRequestBody>,
 ) -> Result<HttpResponse, ApiError> {
     let email = body.into_inner().email.into();
-    addresses::request_password_reset(&state.db, &state.notifier, email, state.clock.now())
-        .await?;
+    addresses::request_password_reset(&state.db, &state.notifier, email, state.clock.now()).await?;
     Ok(HttpResponse::Accepted().finish())
 }
 
@@ -208,13 +207,9 @@ pub async fn update_notification_settings(
     user: AuthUser,
     body: web::Json<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<HttpResponse, ApiError> {
-    let settings = notifications::update_settings(
-        &state.db,
-        user.id,
-        body.into_inner(),
-        state.clock.now(),
-    )
-    .await?;
+    let settings =
+        notifications::update_settings(&state.db, user.id, body.into_inner(), state.clock.now())
+            .await?;
     Ok(HttpResponse::Ok().json(settings))
 }
 
@@ -222,8 +217,13 @@ pub async fn vacation(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let status =
-        vacations::get(&state.db, user.id, state.vacation_allowance, state.clock.now()).await?;
+    let status = vacations::get(
+        &state.db,
+        user.id,
+        state.vacation_allowance,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(VacationView::from(status)))
 }
 
@@ -231,8 +231,13 @@ pub async fn start_vacation(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let status =
-        vacations::start(&state.db, user.id, state.vacation_allowance, state.clock.now()).await?;
+    let status = vacations::start(
+        &state.db,
+        user.id,
+        state.vacation_allowance,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(VacationView::from(status)))
 }
 
@@ -240,7 +245,12 @@ pub async fn end_vacation(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let status =
-        vacations::end(&state.db, user.id, state.vacation_allowance, state.clock.now()).await?;
+    let status = vacations::end(
+        &state.db,
+        user.id,
+        state.vacation_allowance,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(VacationView::from(status)))
 }

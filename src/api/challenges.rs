@@ -112,7 +112,14 @@ pub async fn accept(
     user: AuthUser,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    let game = challenges::accept(&state.db, &state.notifier, path.into_inner().0, user, state.clock.now()).await?;
+    let game = challenges::accept(
+        &state.db,
+        &state.notifier,
+        path.into_inner().0,
+        user,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
         .json(GameView::new(game, true)?))

@@ -124,7 +124,16 @@ pub async fn resign(
     user: AuthUser,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(games::resign(&state.db, &state.notifier, path.into_inner().0, user, state.clock.now()).await?)
+    game_response(
+        games::resign(
+            &state.db,
+            &state.notifier,
+            path.into_inner().0,
+            user,
+            state.clock.now(),
+        )
+        .await?,
+    )
 }
 
 async fn draw(
@@ -133,7 +142,17 @@ async fn draw(
     id: String,
     action: DrawAction,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(games::draw(&state.db, &state.notifier, id, user, action, state.clock.now()).await?)
+    game_response(
+        games::draw(
+            &state.db,
+            &state.notifier,
+            id,
+            user,
+            action,
+            state.clock.now(),
+        )
+        .await?,
+    )
 }
 
 pub async fn offer_draw(

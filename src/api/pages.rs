@@ -35,21 +35,29 @@ struct Page<'a> {
 }
 
 impl Page<'_> {
+    fn html(&self) -> Result<String, minijinja::Error> {
+        TEMPLATES.get_template("page.html")?.render(context! {
+            title => self.title,
+            message => &self.message,
+            problem => !self.status.is_success(),
+            form => self.form,
+            token => self.token,
+            min_chars => PASSWORD_MIN_CHARS,
+        })
+    }
+
     fn render(self) -> HttpResponse {
-        let html = TEMPLATES
-            .get_template("page.html")
-            .and_then(|template| {
-                template.render(context! {
-                    title => self.title,
-                    message => self.message,
-                    problem => !self.status.is_success(),
-                    form => self.form,
-                    token => self.token,
-                    min_chars => PASSWORD_MIN_CHARS,
-                })
-            })
-            .unwrap_or_else(|e| format!("cannot show this page: {e}"));
-        HttpResponse::build(self.status)
+        let (status, html) = match self.html() {
+            Ok(html) => (self.status, html),
+            Err(e) => {
+                tracing::error!(error = %e, "a page template failed");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "<!DOCTYPE html><title>Error</title><p>Something went wrong on the server; please try again later.</p>".to_owned(),
+                )
+            }
+        };
+        HttpResponse::build(status)
             .content_type("text/html; charset=utf-8")
             .insert_header(("Cache-Control", "no-store"))
             .insert_header(("Referrer-Policy", "no-referrer"))
@@ -104,10 +112,7 @@ pub async fn confirm_email(
     }
 }
 
-pub async fn reset_form(
-    state: web::Data<AppState>,
-    query: web::Query<TokenQuery>,
-) -> HttpResponse {
+pub async fn reset_form(state: web::Data<AppState>, query: web::Query<TokenQuery>) -> HttpResponse {
     let token: String = query.into_inner().token.into();
     // Checked now so that a dead link says so before a new password is typed.
     if state
@@ -199,8 +204,7 @@ pub async fn unsubscribe(
     query: web::Query<TokenQuery>,
 ) -> HttpResponse {
     let token = query.into_inner().token.into();
-    match addresses::unsubscribe(&state.db, &state.notifier.links, token, state.clock.now()).await
-    {
+    match addresses::unsubscribe(&state.db, &state.notifier.links, token, state.clock.now()).await {
         Ok(kind) => Page {
             status: StatusCode::OK,
             title: "Unsubscribed",
@@ -220,5 +224,32 @@ fn describe_kind(kind: &str) -> String {
     match kind {
         "your_turn" | "digest" => "\"your move\"".to_owned(),
         other => format!("\"{}\"", other.replace('_', " ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_renders_and_escapes_what_it_shows() {
+        for form in [None, Some("reset"), Some("unsubscribe")] {
+            for status in [StatusCode::OK, StatusCode::BAD_REQUEST] {
+                let page = Page {
+                    status,
+                    title: "Title <b>",
+                    message: "a <script> & more".into(),
+                    form,
+                    token: Some("abc.def-ghi_jkl\"><x"),
+                };
+                let html = page.html().expect("the page renders");
+                assert!(html.contains("Title &lt;b&gt;"), "{html}");
+                assert!(html.contains("a &lt;script&gt; &amp; more"), "{html}");
+                assert!(!html.contains("<x"), "{html}");
+                if form.is_some() {
+                    assert!(html.contains("<form method=\"post\""), "{html}");
+                }
+            }
+        }
     }
 }

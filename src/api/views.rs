@@ -5,11 +5,11 @@ use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::clock::TimeControl;
 use crate::db::models::{Game, Move, Roll, User};
 use crate::error::ApiError;
 use crate::rules::Side;
 use crate::service::challenges::ChallengeDetails;
-use crate::clock::TimeControl;
 use crate::service::clocks;
 use crate::service::games::GameDetails;
 use crate::service::vacations::VacationStatus;

@@ -8,15 +8,14 @@ use serde_json::Value;
 use super::games::{self, ClockSetup, GameDetails};
 use super::notifications::{self, Notifier};
 use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
-use crate::clock::TimeControl;
-use crate::mail;
 use crate::auth::AuthUser;
+use crate::clock::TimeControl;
 use crate::db::models::{Challenge, status};
 use crate::db::schema::challenges;
 use crate::db::{Database, DbConn};
 use crate::error::ApiError;
+use crate::mail;
 use crate::rules::GameKind;
-
 
 #[derive(Clone, Debug)]
 pub struct ChallengeDetails {
@@ -406,7 +405,10 @@ pub async fn accept(
         let to = notifications::recipient(conn, &challenge.challenger_id)?;
         let accepted = mail::Notification::ChallengeAccepted(mail::ChallengeAccepted {
             opponent: user.username.clone(),
-            game: kind.engine().map_or(kind.id(), |engine| engine.name()).to_owned(),
+            game: kind
+                .engine()
+                .map_or(kind.id(), |engine| engine.name())
+                .to_owned(),
             game_url: notifier.game_url(&details.game.id),
             your_move: details.game.to_move_id.as_deref() == Some(&challenge.challenger_id),
         });

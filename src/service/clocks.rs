@@ -52,7 +52,11 @@ fn counting_for(
         .first(conn)?;
     let rows: Vec<Vacation> = vacations::table
         .filter(vacations::user_id.eq(user_id))
-        .filter(vacations::ended_at.is_null().or(vacations::ended_at.gt(since)))
+        .filter(
+            vacations::ended_at
+                .is_null()
+                .or(vacations::ended_at.gt(since)),
+        )
         .select(Vacation::as_select())
         .load(conn)?;
     let pauses = rows
@@ -143,7 +147,10 @@ pub fn end_turn(
     let (counting, pauses) = counting_for(conn, game, &mover_id, started)?;
     let used = clock::counted(utc(started), now, &counting, &pauses);
     let before = TimeDelta::seconds(i64::from(bank_of(game, mover).unwrap_or(0)));
-    Ok(clock::after_move(&control, before, used).map(|after| set_bank(game, mover, seconds(after))))
+    Ok(
+        clock::after_move(&control, before, used)
+            .map(|after| set_bank(game, mover, seconds(after))),
+    )
 }
 
 /// Each side's counted time for its current or next turn, in seconds (`None` without a clock):

@@ -12,8 +12,8 @@ use serde_json::Value;
 use super::chance::{Autoplay, Chance};
 use super::notifications::{self, GameForMail, Notifier};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
-use crate::clock::TimeControl;
 use crate::auth::{AuthUser, Caller};
+use crate::clock::TimeControl;
 use crate::db::models::{Game, Move, Roll, status};
 use crate::db::schema::{games, moves, rolls, users};
 use crate::db::{Database, DbConn};
@@ -337,7 +337,9 @@ pub async fn play(
             "The game is over",
             format!(
                 "your time ran out at {}; the game is lost on time",
-                deadline.and_utc().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                deadline
+                    .and_utc()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
             ),
         )),
     }
@@ -534,8 +536,8 @@ fn play_in_transaction(
     // The mover's turn ends when the game passes to the opponent, or when the server played
     // the opponent's turn for them; it goes on through the mover's own further decisions.
     let opponent = side.opponent().name();
-    let turn_passed = game.to_move_id.as_deref() != Some(caller.id.as_str())
-        || chance.moved(opponent);
+    let turn_passed =
+        game.to_move_id.as_deref() != Some(caller.id.as_str()) || chance.moved(opponent);
     if turn_passed || game.status != status::ACTIVE {
         // A move that beat the deadline cannot be late here; a clock that says otherwise (a
         // vacation ended in the same instant) gives the player the benefit.
@@ -792,7 +794,9 @@ pub async fn resign(
         game.deadline_at = None;
         save(conn, &game, ply)?;
         let details = details(conn, game)?;
-        tell_opponent(conn, &notifier, &details, side, now, |mail, to| mail.game_over(to))?;
+        tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
+            mail.game_over(to)
+        })?;
         Ok(details)
     })
     .await
@@ -879,7 +883,9 @@ pub async fn draw(
         save(conn, &game, ply)?;
         let details = details(conn, game)?;
         if details.game.status != status::ACTIVE {
-            tell_opponent(conn, &notifier, &details, side, now, |mail, to| mail.game_over(to))?;
+            tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
+                mail.game_over(to)
+            })?;
         } else if action == DrawAction::Offer {
             tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
                 mail.draw_offered(to)

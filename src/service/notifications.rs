@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::clocks;
 use crate::clock;
-use crate::db::{Database, DbConn};
 use crate::db::models::{Game, OutboxRow, delivery};
 use crate::db::schema::{outbox, users};
+use crate::db::{Database, DbConn};
 use crate::error::ApiError;
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
@@ -219,7 +219,14 @@ impl Notifier {
         self.url("/api/v1/me/notifications")
     }
 
-    pub fn link(&self, purpose: LinkPurpose, path: &str, user_id: &str, bound: &str, now: DateTime<Utc>) -> String {
+    pub fn link(
+        &self,
+        purpose: LinkPurpose,
+        path: &str,
+        user_id: &str,
+        bound: &str,
+        now: DateTime<Utc>,
+    ) -> String {
         let token = self.links.sign(purpose, user_id, bound, now);
         self.url(&format!("{path}?token={token}"))
     }
@@ -291,7 +298,9 @@ pub fn enqueue(
         created_at: now,
         sent_at: None,
     };
-    diesel::insert_into(outbox::table).values(&row).execute(conn)?;
+    diesel::insert_into(outbox::table)
+        .values(&row)
+        .execute(conn)?;
     Ok(true)
 }
 

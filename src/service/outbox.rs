@@ -60,7 +60,11 @@ fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ApiError
     let due = outbox::table
         .filter(outbox::status.eq(delivery::PENDING))
         .filter(outbox::next_attempt_at.le(now))
-        .filter(outbox::locked_until.is_null().or(outbox::locked_until.le(now)))
+        .filter(
+            outbox::locked_until
+                .is_null()
+                .or(outbox::locked_until.le(now)),
+        )
         .order(outbox::next_attempt_at.asc())
         .limit(BATCH)
         .select(outbox::id);
@@ -218,6 +222,9 @@ mod tests {
             );
         }
         let total: i64 = (0..MAX_ATTEMPTS).map(|a| (30i64 << a).min(4 * 3600)).sum();
-        assert!(total > 24 * 3600, "temporary failures are retried for over a day");
+        assert!(
+            total > 24 * 3600,
+            "temporary failures are retried for over a day"
+        );
     }
 }

@@ -14,9 +14,9 @@ use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
 use super::vacations;
 use crate::clock;
+use crate::db::DbConn;
 use crate::db::models::{Game, status};
 use crate::db::schema::{games, reminders_sent, users};
-use crate::db::DbConn;
 use crate::error::ApiError;
 use crate::mail::{self, Notification};
 use crate::startup::AppState;
@@ -152,9 +152,11 @@ fn remind(
     let Some(game) = active_game(conn, id)? else {
         return Ok(0);
     };
-    let (Some(deadline), Some(to_move), Some(started)) =
-        (game.deadline_at, game.to_move_id.clone(), game.turn_started_at)
-    else {
+    let (Some(deadline), Some(to_move), Some(started)) = (
+        game.deadline_at,
+        game.to_move_id.clone(),
+        game.turn_started_at,
+    ) else {
         return Ok(0);
     };
     let to = notifications::recipient(conn, &to_move)?;
@@ -190,7 +192,12 @@ fn remind(
         }
         // The primary key makes a concurrent second runner fail here, rolling back its mail.
         diesel::insert_into(reminders_sent::table)
-            .values((key.0, key.1, key.2, reminders_sent::created_at.eq(now.naive_utc())))
+            .values((
+                key.0,
+                key.1,
+                key.2,
+                reminders_sent::created_at.eq(now.naive_utc()),
+            ))
             .execute(conn)?;
         if let Some(reminder) = mail.reminder(&to, now) {
             notifications::enqueue(conn, &to, reminder, Some(&game.id), now)?;
@@ -252,7 +259,13 @@ fn digest(
         return Ok(false);
     }
     // Most urgent first: the nearest deadline, then games without a clock, oldest turn first.
-    waiting.sort_by_key(|game| (game.deadline_at.is_none(), game.deadline_at, game.updated_at));
+    waiting.sort_by_key(|game| {
+        (
+            game.deadline_at.is_none(),
+            game.deadline_at,
+            game.updated_at,
+        )
+    });
     let mut entries = Vec::with_capacity(waiting.len());
     for game in &waiting {
         let names = usernames(conn, game)?;

@@ -47,7 +47,12 @@ fn load(conn: &mut DbConn, user_id: &str) -> Result<(Vec<Vacation>, chrono_tz::T
     Ok((rows, clocks::zone_of(&zone)))
 }
 
-fn standing(rows: &[Vacation], zone: chrono_tz::Tz, allowance: Duration, now: DateTime<Utc>) -> VacationStatus {
+fn standing(
+    rows: &[Vacation],
+    zone: chrono_tz::Tz,
+    allowance: Duration,
+    now: DateTime<Utc>,
+) -> VacationStatus {
     let all = pauses(rows);
     let year_start = clock::vacation_year_start(zone, now);
     let used = clock::vacation_used_in_year(&all, year_start, now);
@@ -63,16 +68,27 @@ fn standing(rows: &[Vacation], zone: chrono_tz::Tz, allowance: Duration, now: Da
 }
 
 /// When a vacation starting at `start` runs out of allowance, given the player's other ones.
-fn ends_at(rows: &[Vacation], zone: chrono_tz::Tz, allowance: Duration, start: DateTime<Utc>) -> DateTime<Utc> {
+fn ends_at(
+    rows: &[Vacation],
+    zone: chrono_tz::Tz,
+    allowance: Duration,
+    start: DateTime<Utc>,
+) -> DateTime<Utc> {
     let before: Vec<Pause> = pauses(rows)
         .into_iter()
         .filter(|p| p.end.is_some() && p.start < start)
         .collect();
-    let used = clock::vacation_used_in_year(&before, clock::vacation_year_start(zone, start), start);
+    let used =
+        clock::vacation_used_in_year(&before, clock::vacation_year_start(zone, start), start);
     clock::vacation_ends_at(start, allowance - used, allowance, zone)
 }
 
-pub async fn get(db: &Database, user_id: String, allowance: Duration, now: DateTime<Utc>) -> Result<VacationStatus, ApiError> {
+pub async fn get(
+    db: &Database,
+    user_id: String,
+    allowance: Duration,
+    now: DateTime<Utc>,
+) -> Result<VacationStatus, ApiError> {
     db.read(move |conn| {
         let (rows, zone) = load(conn, &user_id)?;
         Ok(standing(&rows, zone, allowance, now))
@@ -80,7 +96,12 @@ pub async fn get(db: &Database, user_id: String, allowance: Duration, now: DateT
     .await
 }
 
-pub async fn start(db: &Database, user_id: String, allowance: Duration, now: DateTime<Utc>) -> Result<VacationStatus, ApiError> {
+pub async fn start(
+    db: &Database,
+    user_id: String,
+    allowance: Duration,
+    now: DateTime<Utc>,
+) -> Result<VacationStatus, ApiError> {
     db.write(move |conn| {
         let (rows, zone) = load(conn, &user_id)?;
         let current = standing(&rows, zone, allowance, now);
@@ -107,7 +128,9 @@ pub async fn start(db: &Database, user_id: String, allowance: Duration, now: Dat
             started_at: now.naive_utc(),
             ended_at: None,
         };
-        diesel::insert_into(vacations::table).values(&vacation).execute(conn)?;
+        diesel::insert_into(vacations::table)
+            .values(&vacation)
+            .execute(conn)?;
         refresh_deadlines(conn, &user_id)?;
         let (rows, zone) = load(conn, &user_id)?;
         Ok(standing(&rows, zone, allowance, now))
@@ -115,7 +138,12 @@ pub async fn start(db: &Database, user_id: String, allowance: Duration, now: Dat
     .await
 }
 
-pub async fn end(db: &Database, user_id: String, allowance: Duration, now: DateTime<Utc>) -> Result<VacationStatus, ApiError> {
+pub async fn end(
+    db: &Database,
+    user_id: String,
+    allowance: Duration,
+    now: DateTime<Utc>,
+) -> Result<VacationStatus, ApiError> {
     db.write(move |conn| {
         if !end_open_vacation(conn, &user_id, now.naive_utc())? {
             return Err(ApiError::conflict(
@@ -131,7 +159,11 @@ pub async fn end(db: &Database, user_id: String, allowance: Duration, now: DateT
 }
 
 /// Ends the user's open vacation at `at` and restarts their clocks; false when there was none.
-pub(super) fn end_open_vacation(conn: &mut DbConn, user_id: &str, at: NaiveDateTime) -> Result<bool, ApiError> {
+pub(super) fn end_open_vacation(
+    conn: &mut DbConn,
+    user_id: &str,
+    at: NaiveDateTime,
+) -> Result<bool, ApiError> {
     let ended = diesel::update(
         vacations::table
             .filter(vacations::user_id.eq(user_id))

@@ -55,7 +55,12 @@ async fn usernames_and_emails_are_unique_regardless_of_case() {
         .await;
     // An address in use is accepted like any other, so registering reveals nothing about who
     // has an account; it only becomes the account's address once confirmed (see the mail tests).
-    assert_eq!(same_email.status, StatusCode::CREATED, "{}", same_email.body);
+    assert_eq!(
+        same_email.status,
+        StatusCode::CREATED,
+        "{}",
+        same_email.body
+    );
     assert_eq!(same_email.body["email_confirmed"], false);
 }
 

@@ -19,10 +19,10 @@ use kuryr::auth::TokenKeys;
 use kuryr::db::{self, Database, DatabaseUrl};
 use kuryr::links::LinkSigner;
 use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
+use kuryr::service::Clock;
 use kuryr::service::notifications::Notifier;
 use kuryr::service::outbox::{self, Delivered};
 use kuryr::service::scheduler::{self, Ticked};
-use kuryr::service::Clock;
 
 use crate::smtp::TestSmtp;
 use kuryr::startup::{AppState, configure};
@@ -36,6 +36,10 @@ pub struct TestClock(Mutex<DateTime<Utc>>);
 impl TestClock {
     pub fn now_ts(&self) -> i64 {
         self.now().timestamp()
+    }
+
+    pub fn now_naive(&self) -> chrono::NaiveDateTime {
+        self.now().naive_utc()
     }
 
     pub fn advance(&self, by: chrono::Duration) {
@@ -56,7 +60,7 @@ pub struct TestApp {
     pub db: Database,
     pub clock: Arc<TestClock>,
     pub state: web::Data<AppState>,
-    _storage: Storage,
+    _storage: Rc<Storage>,
 }
 
 /// Where links in the test app's mails point.
@@ -142,16 +146,32 @@ pub async fn spawn_app() -> TestApp {
         .await
         .unwrap()
         .expect("migrations apply");
-    let db = Database::connect(&url, 4).expect("database opens");
     let clock = Arc::new(TestClock(Mutex::new(
         "2026-11-22T12:00:00Z".parse::<DateTime<Utc>>().unwrap(),
     )));
+    start_app(url, Rc::new(storage), clock).await
+}
+
+impl TestApp {
+    /// Another server process on the same database and clock: what a restart, or a second
+    /// process beside the first, sees. Nothing is shared with `self` but the stored data.
+    pub async fn another_process(&self) -> TestApp {
+        start_app(
+            self.db.url().clone(),
+            self._storage.clone(),
+            self.clock.clone(),
+        )
+        .await
+    }
+}
+
+async fn start_app(url: DatabaseUrl, storage: Rc<Storage>, clock: Arc<TestClock>) -> TestApp {
+    let db = Database::connect(&url, 4).expect("database opens");
     let secret = SecretString::from(SECRET.to_owned());
     let tokens = TokenKeys::new(&secret, 24);
     let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
     let state = web::Data::new(AppState::new(db.clone(), tokens, clock.clone(), notifier));
-    let service =
-        Rc::new(test::init_service(App::new().configure(configure(state.clone()))).await);
+    let service = Rc::new(test::init_service(App::new().configure(configure(state.clone()))).await);
     let call: Call = Rc::new(move |request: TestRequest| {
         let service = service.clone();
         Box::pin(async move {

@@ -11,6 +11,7 @@ mod games;
 mod helpers;
 mod lukaszewicz;
 mod mail;
+mod notifications;
 mod openapi;
 mod robustness;
 mod rules;

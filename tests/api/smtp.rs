@@ -86,7 +86,10 @@ impl TestSmtp {
 
     /// Every message so far, parsed.
     pub fn received(&self) -> Vec<ReceivedMail> {
-        self.messages().iter().map(ReceivedMail::from_envelope).collect()
+        self.messages()
+            .iter()
+            .map(ReceivedMail::from_envelope)
+            .collect()
     }
 
     /// Waits until at least `count` messages have arrived or `timeout` has passed, and returns

@@ -1,0 +1,658 @@
+//! Notifications by email, end to end: the events write the outbox, the worker delivers it to a
+//! real SMTP server started by the test, and the mails are read back as a mail program would.
+
+use actix_web::http::{Method, StatusCode};
+use chrono::Duration;
+use diesel::prelude::*;
+use serde_json::{Value, json};
+
+use kuryr::db::schema::outbox;
+
+use crate::helpers::{PASSWORD, TestApp, TestUser, link_in, spawn_app};
+use crate::smtp::{ReceivedMail, TestSmtp};
+
+/// `white` challenges `black` (who accepts) to Cheversi with White's side, with `clock` as the
+/// challenge's clock fields. Returns the game id.
+pub async fn start_clocked_game(
+    app: &TestApp,
+    white: &TestUser,
+    black: &TestUser,
+    clock: Value,
+) -> String {
+    let mut body = json!({"game": "cheversi", "opponent": black.username, "color": "white"});
+    for (key, value) in clock.as_object().cloned().unwrap_or_default() {
+        body[key] = value;
+    }
+    let challenge = app
+        .post("/api/v1/challenges", Some(&white.token), body)
+        .await;
+    assert_eq!(challenge.status, StatusCode::CREATED, "{}", challenge.body);
+    let id = challenge.body["id"].as_str().unwrap();
+    let accepted = app
+        .post_empty(
+            &format!("/api/v1/challenges/{id}/accept"),
+            Some(&black.token),
+        )
+        .await;
+    assert_eq!(accepted.status, StatusCode::CREATED, "{}", accepted.body);
+    accepted.body["id"].as_str().unwrap().to_owned()
+}
+
+/// The player to move plays the first legal move; returns the move and the game after it.
+pub async fn play_first(app: &TestApp, game: &str, mover: &TestUser) -> (String, Value) {
+    let state = app.game(game).await;
+    let choice = state["legal_moves"][0].as_str().unwrap().to_owned();
+    let played = app
+        .play_at(game, mover, &choice, state["ply"].as_u64().unwrap())
+        .await;
+    assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+    (
+        played.body["move"]["move"].as_str().unwrap().to_owned(),
+        played.body["game"].clone(),
+    )
+}
+
+async fn patch(
+    app: &TestApp,
+    path: &str,
+    user: &TestUser,
+    body: Value,
+) -> crate::helpers::TestResponse {
+    app.request(Method::PATCH, path, Some(&user.token), Some(body))
+        .await
+}
+
+fn to(mails: &[ReceivedMail], username: &str) -> Vec<String> {
+    let address = format!("{username}@example.org");
+    mails
+        .iter()
+        .filter(|mail| mail.to == address)
+        .map(|mail| mail.subject.clone())
+        .collect()
+}
+
+/// The mails that arrived after the first `before`.
+fn since(smtp: &TestSmtp, before: usize) -> Vec<ReceivedMail> {
+    smtp.received().into_iter().skip(before).collect()
+}
+
+#[actix_web::test]
+async fn a_move_mails_exactly_one_your_turn_to_the_opponent() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    let zone = patch(
+        &app,
+        "/api/v1/me",
+        &bob,
+        json!({"time_zone": "Europe/Paris"}),
+    )
+    .await;
+    assert_eq!(zone.status, StatusCode::OK, "{}", zone.body);
+    assert_eq!(zone.body["time_zone"], "Europe/Paris");
+
+    let before = smtp.messages().len();
+    let game = start_clocked_game(&app, &alice, &bob, json!({"days_per_move": 3})).await;
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    assert_eq!(to(&mails, "bob"), ["Cheversi vs alice — new challenge"]);
+    let received = mails.iter().find(|m| m.to == "bob@example.org").unwrap();
+    assert!(received.text.contains("alice"), "{}", received.text);
+    assert!(
+        received.text.contains("3 days per move"),
+        "{}",
+        received.text
+    );
+    assert_eq!(
+        to(&mails, "alice"),
+        ["Cheversi vs bob — challenge accepted, your move"]
+    );
+
+    let before = smtp.messages().len();
+    let (played, after) = play_first(&app, &game, &alice).await;
+    let delivered = app.deliver(&mailer).await;
+    assert_eq!(delivered.sent, 1);
+    let mails = since(&smtp, before);
+    assert_eq!(
+        mails.len(),
+        1,
+        "exactly one mail: {:?}",
+        mails.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    let mail = &mails[0];
+    assert_eq!(mail.to, "bob@example.org");
+    assert_eq!(mail.subject, "Cheversi vs alice — your move (move 2)");
+    assert!(
+        mail.text.contains(&format!("alice played {played}")),
+        "{}",
+        mail.text
+    );
+    // The board as a diagram, the number of legal moves, the deadline in Bob's zone, the link.
+    assert!(mail.text.contains("+---"), "{}", mail.text);
+    let legal = after["legal_moves"].as_array().unwrap().len();
+    assert!(
+        mail.text.contains(&format!("You have {legal} legal moves")),
+        "{}",
+        mail.text
+    );
+    assert!(mail.text.contains("(Europe/Paris)"), "{}", mail.text);
+    assert!(
+        mail.text.contains(&format!("/api/v1/games/{game}")),
+        "{}",
+        mail.text
+    );
+    assert!(mail.html.contains("<pre"), "{}", mail.html);
+    let unsubscribe = mail.header("List-Unsubscribe").expect("List-Unsubscribe");
+    assert!(
+        unsubscribe.starts_with("<http://kuryr.test/unsubscribe?token="),
+        "{unsubscribe}"
+    );
+    assert_eq!(
+        mail.header("List-Unsubscribe-Post").as_deref(),
+        Some("List-Unsubscribe=One-Click")
+    );
+
+    // Delivered once: another round sends nothing, and the mover was not mailed.
+    assert_eq!(app.deliver(&mailer).await.sent, 0);
+    assert_eq!(smtp.messages().len(), before + 1);
+}
+
+#[actix_web::test]
+async fn an_unconfirmed_address_gets_nothing_but_its_confirmation() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.user("bob").await;
+    let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+    play_first(&app, &game, &alice).await;
+    app.deliver(&mailer).await;
+    let bobs = to(&smtp.received(), "bob");
+    assert_eq!(
+        bobs,
+        ["Kuryr — confirm your email address"],
+        "only the confirmation"
+    );
+
+    // Once confirmed, the next turn mail reaches him.
+    let confirmation = smtp
+        .received()
+        .into_iter()
+        .find(|m| m.to == "bob@example.org")
+        .unwrap();
+    let link = link_in(&confirmation.text, "/confirm-email");
+    let page = app.get(&link, None).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    let me = app.get("/api/v1/me", Some(&bob.token)).await;
+    assert_eq!(me.body["email_confirmed"], true);
+    assert_eq!(
+        app.login("BOB@example.org", PASSWORD).await.status,
+        StatusCode::OK
+    );
+    play_first(&app, &game, &bob).await;
+    play_first(&app, &game, &alice).await;
+    app.deliver(&mailer).await;
+    assert_eq!(to(&smtp.received(), "bob").len(), 2);
+
+    // A changed address is unconfirmed again: only its confirmation goes out, to the new one.
+    let changed = patch(
+        &app,
+        "/api/v1/me",
+        &bob,
+        json!({"email": "robert@example.org"}),
+    )
+    .await;
+    assert_eq!(changed.body["email_confirmed"], false);
+    play_first(&app, &game, &bob).await;
+    play_first(&app, &game, &alice).await;
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    let mails: Vec<ReceivedMail> = since(&smtp, before)
+        .into_iter()
+        .filter(|m| m.to != "alice@example.org")
+        .collect();
+    assert_eq!(
+        mails.len(),
+        1,
+        "{:?}",
+        mails.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    assert_eq!(mails[0].to, "robert@example.org");
+    assert!(mails[0].subject.contains("confirm"));
+    // The old link no longer confirms anything.
+    assert_eq!(app.get(&link, None).await.status, StatusCode::BAD_REQUEST);
+
+    // Someone registering with Alice's confirmed address gets the same answer as anyone, but
+    // its confirmation link cannot take the address from her.
+    let mallory = app
+        .post(
+            "/api/v1/auth/register",
+            None,
+            json!({"username": "mallory", "email": "ALICE@example.org", "password": PASSWORD}),
+        )
+        .await;
+    assert_eq!(mallory.status, StatusCode::CREATED);
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    let stolen = link_in(&mails[0].text, "/confirm-email");
+    let refused = app.get(&stolen, None).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.body.as_str().unwrap().contains("already"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(
+        app.login("alice@example.org", PASSWORD).await.status,
+        StatusCode::OK
+    );
+}
+
+#[actix_web::test]
+async fn preferences_are_honoured_and_one_click_unsubscribe_needs_no_login() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    let settings = app.get("/api/v1/me/notifications", Some(&bob.token)).await;
+    assert_eq!(settings.status, StatusCode::OK);
+    assert_eq!(settings.body["your_turn"], true);
+    assert_eq!(settings.body["reminder_hours"], json!([24]));
+
+    // Switched off: no challenge mail, no turn mail.
+    let off = patch(
+        &app,
+        "/api/v1/me/notifications",
+        &bob,
+        json!({"your_turn": false, "challenge_received": false}),
+    )
+    .await;
+    assert_eq!(off.status, StatusCode::OK, "{}", off.body);
+    assert_eq!(off.body["game_over"], true, "the other settings are kept");
+    let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+    play_first(&app, &game, &alice).await;
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    assert!(to(&since(&smtp, before), "bob").is_empty());
+
+    // On again: the next turn mail comes, and its one-click link switches it off for good.
+    patch(
+        &app,
+        "/api/v1/me/notifications",
+        &bob,
+        json!({"your_turn": true}),
+    )
+    .await;
+    play_first(&app, &game, &bob).await;
+    play_first(&app, &game, &alice).await;
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    assert_eq!(to(&mails, "bob").len(), 1);
+    let bobs = mails.iter().find(|m| m.to == "bob@example.org").unwrap();
+    let header = bobs.header("List-Unsubscribe").unwrap();
+
+    let url = header.trim_matches(|c| c == '<' || c == '>');
+    let path = &url["http://kuryr.test".len()..];
+    // Opening the link shows a button and changes nothing (mail scanners follow links).
+    let page = app.get(path, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.body
+            .as_str()
+            .unwrap()
+            .contains("<form method=\"post\""),
+        "{}",
+        page.body
+    );
+    let still = app.get("/api/v1/me/notifications", Some(&bob.token)).await;
+    assert_eq!(still.body["your_turn"], true);
+    // The mail client's one-click POST, without any login.
+    let one_click = app
+        .send(
+            actix_web::test::TestRequest::post()
+                .uri(path)
+                .insert_header(("content-type", "application/x-www-form-urlencoded"))
+                .set_payload("List-Unsubscribe=One-Click"),
+        )
+        .await;
+    assert_eq!(one_click.status, StatusCode::OK, "{}", one_click.body);
+    let now_off = app.get("/api/v1/me/notifications", Some(&bob.token)).await;
+    assert_eq!(now_off.body["your_turn"], false);
+    assert_eq!(now_off.body["game_over"], true);
+    play_first(&app, &game, &bob).await;
+    play_first(&app, &game, &alice).await;
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    assert!(to(&since(&smtp, before), "bob").is_empty());
+    // A forged or damaged link does nothing.
+    let forged = app.post_empty("/unsubscribe?token=not-a-token", None).await;
+    assert_eq!(forged.status, StatusCode::BAD_REQUEST);
+
+    // Settings are validated, field by field.
+    for (body, field) in [
+        (json!({"digest_hour": 24}), "digest_hour"),
+        (json!({"reminder_hours": [0]}), "reminder_hours"),
+        (
+            json!({"reminder_hours": [1, 2, 3, 4, 5, 6]}),
+            "reminder_hours",
+        ),
+        (json!({"turn_delivery": "weekly"}), "settings"),
+        (json!({"sms": true}), "settings"),
+    ] {
+        let refused = patch(&app, "/api/v1/me/notifications", &bob, body.clone()).await;
+        assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(refused.body["field"], field, "{body}: {}", refused.body);
+    }
+    let zone = patch(&app, "/api/v1/me", &bob, json!({"time_zone": "Paris"})).await;
+    assert_eq!(zone.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        zone.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Europe/Paris"),
+        "{}",
+        zone.body
+    );
+}
+
+#[actix_web::test]
+async fn the_daily_digest_lists_waiting_games_most_urgent_first() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    patch(
+        &app,
+        "/api/v1/me",
+        &bob,
+        json!({"time_zone": "Europe/Paris"}),
+    )
+    .await;
+    let digest = patch(
+        &app,
+        "/api/v1/me/notifications",
+        &bob,
+        json!({"turn_delivery": "digest", "digest_hour": 8}),
+    )
+    .await;
+    assert_eq!(digest.status, StatusCode::OK, "{}", digest.body);
+    let relaxed = start_clocked_game(&app, &alice, &bob, json!({"days_per_move": 5})).await;
+    let urgent = start_clocked_game(&app, &alice, &bob, json!({"days_per_move": 2})).await;
+    play_first(&app, &relaxed, &alice).await;
+    play_first(&app, &urgent, &alice).await;
+    app.tick().await;
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    assert!(
+        !to(&since(&smtp, before), "bob")
+            .iter()
+            .any(|subject| subject.contains("your move")),
+        "no turn mail in digest mode"
+    );
+
+    // 12:00 UTC is 13:00 in Paris: the digest is due at 08:00 Paris tomorrow, 07:00 UTC.
+    app.clock
+        .advance(Duration::hours(18) + Duration::minutes(59));
+    assert_eq!(app.tick().await.digests, 0);
+    app.clock.advance(Duration::minutes(1));
+    assert_eq!(app.tick().await.digests, 1);
+    assert_eq!(app.tick().await.digests, 0, "one digest a day");
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].subject, "Kuryr — 2 games waiting for your move");
+    let text = &mails[0].text;
+    let first = text.find(&urgent).expect("the urgent game is listed");
+    let second = text.find(&relaxed).expect("the other game is listed");
+    assert!(first < second, "most urgent first:\n{text}");
+
+    // The next day's digest comes at the same local hour.
+    app.clock.advance(Duration::hours(24));
+    assert_eq!(app.tick().await.digests, 1);
+}
+
+#[actix_web::test]
+async fn every_mail_arrives_once_across_an_smtp_outage_and_a_restart() {
+    let app = spawn_app().await;
+    let mut smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    let before = smtp.messages().len();
+
+    smtp.stop();
+    let mut games = Vec::new();
+    for _ in 0..3 {
+        let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+        play_first(&app, &game, &alice).await;
+        games.push(game);
+    }
+    // 3 challenge mails to Bob, 3 acceptances to Alice, 3 turn mails to Bob.
+    let failed = app.deliver(&mailer).await;
+    assert_eq!((failed.sent, failed.retrying), (0, 9));
+    assert_eq!(
+        app.deliver(&mailer).await.retrying,
+        0,
+        "retries wait for their backoff"
+    );
+
+    // The server restarts while the mail server is still down; the new process has the outbox.
+    let restarted = app.another_process().await;
+    let mailer = restarted.mailer(&smtp);
+    app.clock.advance(Duration::minutes(2));
+    assert_eq!(restarted.deliver(&mailer).await.retrying, 9);
+
+    smtp.restart();
+    app.clock.advance(Duration::hours(1));
+    assert_eq!(restarted.deliver(&mailer).await.sent, 9);
+    app.clock.advance(Duration::hours(3));
+    assert_eq!(restarted.deliver(&mailer).await.sent, 0);
+    let mails = since(&smtp, before);
+    assert_eq!(mails.len(), 9);
+    let mut ids: Vec<String> = mails
+        .iter()
+        .map(|m| m.header("Message-ID").unwrap())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 9, "no mail twice");
+    for game in &games {
+        let turn_mails = mails
+            .iter()
+            .filter(|m| {
+                m.to == "bob@example.org"
+                    && m.text.contains(game.as_str())
+                    && m.subject.contains("your move")
+            })
+            .count();
+        assert_eq!(turn_mails, 1, "{game}");
+    }
+
+    // A worker that died holding a claim: its rows come back when the lease runs out.
+    let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+    play_first(&app, &game, &alice).await;
+    let now = app.clock.now_naive();
+    restarted
+        .db
+        .write(move |conn| {
+            diesel::update(outbox::table.filter(outbox::status.eq("pending")))
+                .set(outbox::locked_until.eq(now + Duration::minutes(10)))
+                .execute(conn)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        restarted.deliver(&mailer).await.sent,
+        0,
+        "claimed by the dead worker"
+    );
+    app.clock.advance(Duration::minutes(11));
+    assert_eq!(restarted.deliver(&mailer).await.sent, 3);
+}
+
+#[actix_web::test]
+async fn temporary_failures_are_retried_and_permanent_ones_recorded() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    smtp.fail_next_temporarily(1);
+    smtp.reject_recipient("bob@example.org");
+    let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+    let _ = game;
+    // Bob's challenge mail is refused for good; Alice's acceptance mail meets a 451 first.
+    let first = app.deliver(&mailer).await;
+    assert_eq!(first.failed + first.retrying + first.sent, 2);
+    app.clock.advance(Duration::minutes(5));
+    app.deliver(&mailer).await;
+    let rows: Vec<(String, String, Option<String>, i32)> = app
+        .db
+        .read(|conn| {
+            Ok(outbox::table
+                .filter(outbox::kind.eq_any(["challenge_received", "challenge_accepted"]))
+                .order(outbox::kind.asc())
+                .select((
+                    outbox::kind,
+                    outbox::status,
+                    outbox::last_error,
+                    outbox::attempts,
+                ))
+                .load(conn)?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(rows[0].0, "challenge_accepted");
+    assert_eq!(rows[0].1, "sent");
+    assert_eq!(rows[1].0, "challenge_received");
+    assert_eq!(rows[1].1, "failed");
+    assert!(
+        rows[1].2.as_deref().unwrap().contains("550"),
+        "{:?}",
+        rows[1]
+    );
+    assert_eq!(rows[1].3, 1, "a permanent failure is not retried");
+}
+
+#[actix_web::test]
+async fn two_processes_deliver_each_mail_once() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    let before = smtp.messages().len();
+    for _ in 0..10 {
+        let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+        play_first(&app, &game, &alice).await;
+    }
+    let second = app.another_process().await;
+    let (first_mailer, second_mailer) = (app.mailer(&smtp), second.mailer(&smtp));
+    let mut total = 0;
+    for _ in 0..5 {
+        let (a, b) = tokio::join!(app.deliver(&first_mailer), second.deliver(&second_mailer));
+        total += a.sent + b.sent;
+    }
+    assert_eq!(total, 30);
+    assert_eq!(smtp.messages().len() - before, 30);
+}
+
+#[actix_web::test]
+async fn a_forgotten_password_is_reset_by_a_link_that_works_once() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    app.user("carol").await;
+    app.deliver(&mailer).await;
+    let before = smtp.messages().len();
+
+    // Known or unknown, confirmed or not: the same answer.
+    for email in [
+        "nobody@example.org",
+        "carol@example.org",
+        "Alice@Example.org",
+    ] {
+        let asked = app
+            .post("/api/v1/auth/password-reset", None, json!({"email": email}))
+            .await;
+        assert_eq!(asked.status, StatusCode::ACCEPTED, "{email}");
+        assert!(asked.body.is_null());
+    }
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    assert_eq!(mails.len(), 1, "only the confirmed address gets a link");
+    assert_eq!(mails[0].to, "alice@example.org");
+    assert!(mails[0].header("List-Unsubscribe").is_none());
+    let link = link_in(&mails[0].text, "/reset-password");
+
+    let form = app.get(&link, None).await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(form.body.as_str().unwrap().contains("new_password"));
+    let token = link.split("token=").nth(1).unwrap().to_owned();
+    let reset = app
+        .send(
+            actix_web::test::TestRequest::post()
+                .uri("/reset-password")
+                .set_form([
+                    ("token", token.as_str()),
+                    ("new_password", "a brand new passphrase"),
+                ]),
+        )
+        .await;
+    assert_eq!(reset.status, StatusCode::OK, "{}", reset.body);
+    assert_eq!(
+        app.login("alice", "a brand new passphrase").await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        app.login("alice", PASSWORD).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let old_session = app.get("/api/v1/me", Some(&alice.token)).await;
+    assert_eq!(old_session.status, StatusCode::UNAUTHORIZED);
+    // Used once: the same link, by the page or by the API, changes nothing again.
+    let again = app
+        .post(
+            "/api/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": token, "new_password": "yet another passphrase"}),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        app.get(&link, None).await.status,
+        StatusCode::OK,
+        "the form still shows"
+    );
+    // An expired link is refused.
+    app.post(
+        "/api/v1/auth/password-reset",
+        None,
+        json!({"email": "alice@example.org"}),
+    )
+    .await;
+    app.deliver(&mailer).await;
+    let latest = smtp.received().pop().unwrap();
+    let token = link_in(&latest.text, "/reset-password")
+        .split("token=")
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    app.clock.advance(Duration::hours(2));
+    let late = app
+        .post(
+            "/api/v1/auth/password-reset/confirm",
+            None,
+            json!({"token": token, "new_password": "yet another passphrase"}),
+        )
+        .await;
+    assert_eq!(late.status, StatusCode::UNPROCESSABLE_ENTITY);
+}
