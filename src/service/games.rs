@@ -331,7 +331,7 @@ pub async fn play(
     })
     .await?;
     match answer {
-        MoveAnswer::Played(played) => Ok(played),
+        MoveAnswer::Played(played) => Ok(*played),
         MoveAnswer::FlagFell { deadline } => Err(ApiError::conflict(
             "game-over",
             "The game is over",
@@ -348,7 +348,7 @@ pub async fn play(
 /// What a move request did: the move, or, when it came after the mover's deadline, the end of the
 /// game on time (committed, then reported as an error).
 enum MoveAnswer {
-    Played(PlayedMove),
+    Played(Box<PlayedMove>),
     FlagFell { deadline: NaiveDateTime },
 }
 
@@ -456,11 +456,11 @@ fn play_in_transaction(
     if (!my_turn || !ply_matches)
         && let Some(mv) = replay_of(conn, &game, side, engine, &options, request)?
     {
-        return Ok(MoveAnswer::Played(PlayedMove {
+        return Ok(MoveAnswer::Played(Box::new(PlayedMove {
             mv,
             game: with_players(game),
             replayed: true,
-        }));
+        })));
     }
     if game.status != status::ACTIVE {
         return Err(ApiError::conflict(
@@ -562,15 +562,17 @@ fn play_in_transaction(
         notifications::enqueue(conn, &to, mail.game_over(&to), Some(&game.id), now)?;
     } else if let Some(to_move) = game.to_move_id.as_deref().filter(|id| *id != caller.id) {
         let to = notifications::recipient(conn, to_move)?;
-        let last_move = chance.last_move_of(side.name()).unwrap_or(&mv.notation);
-        let your_turn = mail.your_turn(&to, Some(last_move.to_owned()));
-        notifications::enqueue(conn, &to, your_turn, Some(&game.id), now)?;
+        if to.wants("your_turn") {
+            let last_move = chance.last_move_of(side.name()).unwrap_or(&mv.notation);
+            let your_turn = mail.your_turn(&to, Some(last_move.to_owned()));
+            notifications::enqueue(conn, &to, your_turn, Some(&game.id), now)?;
+        }
     }
-    Ok(MoveAnswer::Played(PlayedMove {
+    Ok(MoveAnswer::Played(Box::new(PlayedMove {
         mv,
         game: with_players(game),
         replayed: false,
-    }))
+    })))
 }
 
 /// Ends a game as lost on time by the player to move, and tells both players.
@@ -591,7 +593,7 @@ pub(super) fn lose_on_time(
         game,
         Some(loser.opponent()),
         termination::TIME,
-        Some(format!("{loser} ran out of time")),
+        Some(format!("{} ran out of time", loser.name())),
         flag_fell,
     );
     game.deadline_at = None;

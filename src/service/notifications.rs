@@ -248,6 +248,12 @@ impl Recipient {
         Settings::parse(&self.settings_json)
     }
 
+    /// Whether a mail of `kind` would be written for them: asked for, to a confirmed address.
+    /// Checked before building a mail whose content costs something (a board, the legal moves).
+    pub fn wants(&self, kind: &str) -> bool {
+        self.email_verified_at.is_some() && self.settings().wants(kind)
+    }
+
     pub fn zone(&self) -> chrono_tz::Tz {
         clocks::zone_of(&self.time_zone)
     }

@@ -56,6 +56,9 @@ struct Claimed {
     verified: bool,
 }
 
+/// The recipient's username, address and confirmation as they are at sending time.
+type RecipientNow = (String, String, Option<NaiveDateTime>);
+
 fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ApiError> {
     let due = outbox::table
         .filter(outbox::status.eq(delivery::PENDING))
@@ -79,7 +82,7 @@ fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ApiError
     diesel::update(outbox::table.filter(outbox::id.eq_any(&ids)))
         .set(outbox::locked_until.eq(now + LEASE))
         .execute(conn)?;
-    let rows: Vec<(OutboxRow, (String, String, Option<NaiveDateTime>))> = outbox::table
+    let rows: Vec<(OutboxRow, RecipientNow)> = outbox::table
         .inner_join(users::table)
         .filter(outbox::id.eq_any(&ids))
         .order(outbox::next_attempt_at.asc())

@@ -284,6 +284,16 @@ impl TestApp {
         }
     }
 
+    /// The same user with a fresh token, for tests that move the clock past a token's life.
+    pub async fn log_in_again(&self, user: &TestUser) -> TestUser {
+        let login = self.login(&user.username, PASSWORD).await;
+        assert_eq!(login.status, StatusCode::OK, "{}", login.body);
+        TestUser {
+            token: login.body["access_token"].as_str().unwrap().to_owned(),
+            ..user.clone()
+        }
+    }
+
     /// `white` challenges `black` to a game with `white` playing White; `black` accepts.
     /// Returns the game's id.
     pub async fn start_game(&self, game: &str, white: &TestUser, black: &TestUser) -> String {

@@ -4,6 +4,7 @@
 mod accounts;
 mod backgammon;
 mod challenges;
+mod clocks;
 mod concurrency;
 mod cubulus;
 mod errors;
