@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 struct Server {
     child: Child,
     port: u16,
+    /// What the server logged up to the line saying where it listens.
+    startup_log: Vec<String>,
 }
 
 impl Drop for Server {
@@ -33,7 +35,13 @@ fn kuryr(data_dir: &Path) -> Command {
 
 /// Starts the server on a free port and waits for the line that says where it listens.
 fn serve(data_dir: &Path) -> Server {
+    serve_with(data_dir, &[])
+}
+
+/// [`serve`] with more environment variables.
+fn serve_with(data_dir: &Path, env: &[(&str, &str)]) -> Server {
     let mut child = kuryr(data_dir)
+        .envs(env.iter().copied())
         .args(["serve", "--listen", "127.0.0.1:0"])
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
@@ -41,11 +49,13 @@ fn serve(data_dir: &Path) -> Server {
         .expect("the binary starts");
     let stderr = child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
+    let mut startup_log = Vec::new();
     let port = loop {
         let line = lines
             .next()
             .expect("the server printed where it listens before exiting")
             .unwrap();
+        startup_log.push(line.clone());
         if let Some(rest) = line.split("listening on http://127.0.0.1:").nth(1) {
             break rest
                 .split(|c: char| !c.is_ascii_digit())
@@ -57,7 +67,11 @@ fn serve(data_dir: &Path) -> Server {
     };
     // Keep draining the log so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    Server { child, port }
+    Server {
+        child,
+        port,
+        startup_log,
+    }
 }
 
 /// One HTTP/1.1 request over a fresh connection; returns the status and the JSON body.
@@ -187,4 +201,80 @@ fn a_bad_database_url_is_refused_with_a_clear_message() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("postgres://"), "{stderr}");
     assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
+}
+
+#[test]
+fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = serve_with(&data, &[("KURYR_PUBLIC_URL", "http://games.example.test")]);
+    let folder = data.join("mail");
+    assert!(
+        server
+            .startup_log
+            .iter()
+            .any(|line| line.contains("no SMTP server configured") && line.contains("mail")),
+        "the start says where mail goes: {:?}",
+        server.startup_log
+    );
+    let (status, _) = http(
+        server.port,
+        "POST",
+        "/api/v1/auth/register",
+        None,
+        Some(
+            json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"}),
+        ),
+    );
+    assert_eq!(status, 201);
+
+    // The server's own outbox worker writes the confirmation mail as an .eml file.
+    let started = std::time::Instant::now();
+    let file = loop {
+        let found = std::fs::read_dir(&folder).ok().and_then(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .find(|path| path.extension().is_some_and(|ext| ext == "eml"))
+        });
+        if let Some(file) = found {
+            break file;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "no mail appeared in {}",
+            folder.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let raw = std::fs::read(&file).unwrap();
+    let mail = mail_parser::MessageParser::default().parse(&raw).unwrap();
+    assert_eq!(mail.subject(), Some("Kuryr — confirm your email address"));
+    let text = mail.body_text(0).unwrap().into_owned();
+    let at = text
+        .find("/confirm-email?token=")
+        .expect("a confirmation link");
+    let start = text[..at].rfind("http").unwrap();
+    let link: String = text[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    assert!(
+        link.starts_with("http://games.example.test/confirm-email?token="),
+        "{link}"
+    );
+    let path = &link["http://games.example.test".len()..];
+
+    let (status, login) = http(
+        server.port,
+        "POST",
+        "/api/v1/auth/login",
+        None,
+        Some(json!({"username": "alice", "password": "correct horse"})),
+    );
+    assert_eq!(status, 200);
+    let token = login["access_token"].as_str().unwrap();
+    assert_eq!(http(server.port, "GET", path, None, None).0, 200);
+    let (_, me) = http(server.port, "GET", "/api/v1/me", Some(token), None);
+    assert_eq!(me["email_confirmed"], true, "{me}");
 }
