@@ -64,6 +64,8 @@ pub struct Game {
     pub turn_started_at: Option<NaiveDateTime>,
     /// When the player to move loses on time; `None` while no clock runs.
     pub deadline_at: Option<NaiveDateTime>,
+    /// When the next deadline reminder of this turn is due; `None` when none is left to send.
+    pub next_reminder_at: Option<NaiveDateTime>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]

@@ -49,6 +49,7 @@ diesel::table! {
         clock_black -> Nullable<Integer>,
         turn_started_at -> Nullable<Timestamp>,
         deadline_at -> Nullable<Timestamp>,
+        next_reminder_at -> Nullable<Timestamp>,
     }
 }
 

@@ -355,9 +355,11 @@ pub async fn update(
                 users::updated_at.eq(user.updated_at),
             ))
             .execute(conn)?;
-        if zone_changed {
-            // Weekends and the digest hour are local: both follow the new zone.
+        if zone_changed || new_address.is_some() {
+            // Weekends are local, and reminders go only to a confirmed address.
             super::vacations::refresh_deadlines(conn, &user.id)?;
+        }
+        if zone_changed {
             notifications::reschedule_digest(conn, &user.id, now)?;
         }
         if new_address.is_some() {

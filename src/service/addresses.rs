@@ -110,6 +110,8 @@ pub async fn confirm(
                 users::email_verified_at.eq(user.email_verified_at),
             ))
             .execute(conn)?;
+        // Reminders go only to confirmed addresses: now they can be scheduled.
+        super::vacations::refresh_deadlines(conn, &user.id)?;
         Ok(user)
     })
     .await

@@ -14,9 +14,11 @@ use diesel::prelude::*;
 use crate::clock::{self, Counting, Pause, TimeControl, TimedOut};
 use crate::db::DbConn;
 use crate::db::models::{Game, Vacation};
-use crate::db::schema::{users, vacations};
+use crate::db::schema::{reminders_sent, users, vacations};
 use crate::error::ApiError;
 use crate::rules::Side;
+
+use super::notifications;
 
 /// The time control a game was created with.
 pub fn control_of(game: &Game) -> TimeControl {
@@ -103,8 +105,14 @@ pub fn start_turn(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Res
     refresh_deadline(conn, game)
 }
 
-/// Recomputes the stored deadline of the turn in progress.
+/// Recomputes the stored deadline of the turn in progress, and when its next reminder is due.
 pub fn refresh_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiError> {
+    compute_deadline(conn, game)?;
+    game.next_reminder_at = next_reminder(conn, game)?;
+    Ok(())
+}
+
+fn compute_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiError> {
     game.deadline_at = None;
     let control = control_of(game);
     let (Some(to_move), Some(started)) = (game.to_move_id.clone(), game.turn_started_at) else {
@@ -123,6 +131,34 @@ pub fn refresh_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiErr
     game.deadline_at = clock::turn_deadline(&control, remaining, utc(started), &counting, &pauses)
         .map(|deadline| deadline.naive_utc());
     Ok(())
+}
+
+/// When the earliest reminder of the turn in progress that is still to send falls due: among the
+/// player's reminder points, those not sent yet for this turn and not already behind when the
+/// turn began (a reminder then would only repeat the turn mail).
+pub fn next_reminder(conn: &mut DbConn, game: &Game) -> Result<Option<NaiveDateTime>, ApiError> {
+    let (Some(deadline), Some(to_move), Some(started)) =
+        (game.deadline_at, &game.to_move_id, game.turn_started_at)
+    else {
+        return Ok(None);
+    };
+    let to = notifications::recipient(conn, to_move)?;
+    if !to.wants("deadline_reminder") {
+        return Ok(None);
+    }
+    let sent: Vec<i32> = reminders_sent::table
+        .filter(reminders_sent::game_id.eq(&game.id))
+        .filter(reminders_sent::ply.eq(game.ply))
+        .select(reminders_sent::hours_before)
+        .load(conn)?;
+    Ok(to
+        .settings()
+        .reminder_hours
+        .into_iter()
+        .filter(|hours| !sent.contains(&(*hours as i32)))
+        .map(|hours| deadline - TimeDelta::hours(i64::from(hours)))
+        .filter(|moment| *moment > started)
+        .min())
 }
 
 /// Charges the turn that ends now to `mover`'s clock. `Err(TimedOut)` when the move came at or

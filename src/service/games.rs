@@ -179,6 +179,7 @@ pub fn create(
         clock_black: None,
         turn_started_at: None,
         deadline_at: None,
+        next_reminder_at: None,
     };
     let mut chance = Chance::default();
     let analysis = if engine.opening_roll() {
@@ -597,6 +598,7 @@ pub(super) fn lose_on_time(
         flag_fell,
     );
     game.deadline_at = None;
+    game.next_reminder_at = None;
     save(conn, game, ply)?;
     let mail = GameForMail {
         game,
@@ -748,6 +750,7 @@ fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
         games::clock_black.eq(game.clock_black),
         games::turn_started_at.eq(game.turn_started_at),
         games::deadline_at.eq(game.deadline_at),
+        games::next_reminder_at.eq(game.next_reminder_at),
     ))
     .execute(conn)?;
     if updated == 0 {
@@ -794,6 +797,7 @@ pub async fn resign(
             now.naive_utc(),
         );
         game.deadline_at = None;
+        game.next_reminder_at = None;
         save(conn, &game, ply)?;
         let details = details(conn, game)?;
         tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
@@ -858,6 +862,7 @@ pub async fn draw(
             (DrawAction::Offer | DrawAction::Accept, Some(offerer)) if offerer != side => {
                 finish(&mut game, None, termination::AGREEMENT, None, naive_now);
                 game.deadline_at = None;
+                game.next_reminder_at = None;
             }
             (DrawAction::Offer, Some(_)) => {
                 return Err(ApiError::conflict(

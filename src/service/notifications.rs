@@ -168,6 +168,8 @@ pub fn store_settings(
     diesel::update(users::table.find(user_id))
         .set(users::notification_settings.eq(json))
         .execute(conn)?;
+    // Reminder points may have changed: the games waiting for this user learn their next one.
+    super::vacations::refresh_deadlines(conn, user_id)?;
     reschedule_digest(conn, user_id, now)
 }
 

@@ -12,7 +12,7 @@ use diesel::prelude::*;
 
 use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
-use super::vacations;
+use super::{clocks, vacations};
 use crate::clock;
 use crate::db::DbConn;
 use crate::db::models::{Game, status};
@@ -78,14 +78,12 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
         }
     }
 
-    let horizon = naive_now + chrono::Duration::hours(i64::from(*clock::REMINDER_HOURS.end()));
     let soon: Vec<String> = db
         .read(move |conn| {
             Ok(games::table
                 .filter(games::status.eq(status::ACTIVE))
-                .filter(games::deadline_at.gt(naive_now))
-                .filter(games::deadline_at.le(horizon))
-                .order(games::deadline_at.asc())
+                .filter(games::next_reminder_at.le(naive_now))
+                .order(games::next_reminder_at.asc())
                 .limit(BATCH)
                 .select(games::id)
                 .load(conn)?)
@@ -142,7 +140,8 @@ fn usernames(conn: &mut DbConn, game: &Game) -> Result<[String; 2], ApiError> {
     Ok([name(conn, &game.white_id)?, name(conn, &game.black_id)?])
 }
 
-/// Sends the reminders due for one game's current turn; returns how many.
+/// Sends the reminders due for one game's current turn and schedules the next; returns how many
+/// it sent.
 fn remind(
     conn: &mut DbConn,
     notifier: &notifications::Notifier,
@@ -152,6 +151,20 @@ fn remind(
     let Some(game) = active_game(conn, id)? else {
         return Ok(0);
     };
+    let sent = send_due_reminders(conn, notifier, &game, now)?;
+    let next = clocks::next_reminder(conn, &game)?;
+    diesel::update(games::table.find(&game.id).filter(games::ply.eq(game.ply)))
+        .set(games::next_reminder_at.eq(next))
+        .execute(conn)?;
+    Ok(sent)
+}
+
+fn send_due_reminders(
+    conn: &mut DbConn,
+    notifier: &notifications::Notifier,
+    game: &Game,
+    now: DateTime<Utc>,
+) -> Result<usize, ApiError> {
     let (Some(deadline), Some(to_move), Some(started)) = (
         game.deadline_at,
         game.to_move_id.clone(),
@@ -162,9 +175,9 @@ fn remind(
     let to = notifications::recipient(conn, &to_move)?;
     let points = to.settings().reminder_hours;
     let deadline_utc = deadline.and_utc();
-    let names = usernames(conn, &game)?;
+    let names = usernames(conn, game)?;
     let mail = GameForMail {
-        game: &game,
+        game,
         notifier,
         white: &names[0],
         black: &names[1],

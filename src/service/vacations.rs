@@ -201,7 +201,7 @@ pub(super) fn end_spent_vacations(
     Ok(ended)
 }
 
-/// Recomputes the deadline of every game where `user_id` is to move.
+/// Recomputes the deadline and next reminder of every game where `user_id` is to move.
 pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), ApiError> {
     let waiting: Vec<Game> = games::table
         .filter(games::status.eq(status::ACTIVE))
@@ -213,7 +213,10 @@ pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), 
         clocks::refresh_deadline(conn, &mut game)?;
         // Only if no move changed the turn meanwhile; that move computed its own deadline.
         diesel::update(games::table.find(&game.id).filter(games::ply.eq(game.ply)))
-            .set(games::deadline_at.eq(game.deadline_at))
+            .set((
+                games::deadline_at.eq(game.deadline_at),
+                games::next_reminder_at.eq(game.next_reminder_at),
+            ))
             .execute(conn)?;
     }
     Ok(())

@@ -47,6 +47,9 @@ async fn reminders_then_a_timeout_at_the_right_moments() {
     let mailer = app.mailer(&smtp);
     let mut alice = app.confirmed_user("alice", &smtp).await;
     let mut bob = app.confirmed_user("bob", &smtp).await;
+    let start = app.clock.now();
+    let game = start_clocked_game(&app, &alice, &bob, json!({"days_per_move": 2})).await;
+    // Chosen after the turn began: the game learns its new reminder points at once.
     let reminders = app
         .request(
             Method::PATCH,
@@ -56,8 +59,6 @@ async fn reminders_then_a_timeout_at_the_right_moments() {
         )
         .await;
     assert_eq!(reminders.status, StatusCode::OK, "{}", reminders.body);
-    let start = app.clock.now();
-    let game = start_clocked_game(&app, &alice, &bob, json!({"days_per_move": 2})).await;
     let state = app.game(&game).await;
     assert_eq!(deadline(&state), Some(start + Duration::days(2)));
     assert_eq!(state["clock"]["summary"], "2 days per move");

@@ -1,7 +1,9 @@
 DROP TABLE outbox;
 DROP TABLE reminders_sent;
 DROP TABLE vacations;
+DROP INDEX games_next_reminder_at;
 DROP INDEX games_deadline_at;
+ALTER TABLE games DROP COLUMN next_reminder_at;
 ALTER TABLE games DROP COLUMN deadline_at;
 ALTER TABLE games DROP COLUMN turn_started_at;
 ALTER TABLE games DROP COLUMN clock_black;

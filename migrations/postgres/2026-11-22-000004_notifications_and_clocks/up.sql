@@ -20,7 +20,10 @@ ALTER TABLE games ADD COLUMN clock_white INTEGER;
 ALTER TABLE games ADD COLUMN clock_black INTEGER;
 ALTER TABLE games ADD COLUMN turn_started_at TIMESTAMP;
 ALTER TABLE games ADD COLUMN deadline_at TIMESTAMP;
+-- When the earliest deadline reminder of the turn not yet sent is due (NULL: none to send).
+ALTER TABLE games ADD COLUMN next_reminder_at TIMESTAMP;
 CREATE INDEX games_deadline_at ON games (deadline_at);
+CREATE INDEX games_next_reminder_at ON games (next_reminder_at);
 
 -- Vacations: while one is open (ended_at NULL) the user's clocks stand still.
 CREATE TABLE vacations (
