@@ -8,6 +8,7 @@ use super::views::{AccountView, PublicUserView, TokenView, VacationView};
 use crate::auth::AuthUser;
 use crate::error::ApiError;
 use crate::service::accounts::{self, AccountChanges};
+use crate::service::vacations::VacationAction;
 use crate::service::{addresses, notifications, vacations};
 use crate::startup::AppState;
 
@@ -217,40 +218,29 @@ pub async fn vacation(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let status = vacations::get(
-        &state.db,
-        user.id,
-        state.vacation_allowance,
-        state.clock.now(),
-    )
-    .await?;
-    Ok(HttpResponse::Ok().json(VacationView::from(status)))
+    vacation_answer(state, user, VacationAction::Show).await
 }
 
 pub async fn start_vacation(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let status = vacations::start(
-        &state.db,
-        user.id,
-        state.vacation_allowance,
-        state.clock.now(),
-    )
-    .await?;
-    Ok(HttpResponse::Ok().json(VacationView::from(status)))
+    vacation_answer(state, user, VacationAction::Start).await
 }
 
 pub async fn end_vacation(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let status = vacations::end(
-        &state.db,
-        user.id,
-        state.vacation_allowance,
-        state.clock.now(),
-    )
-    .await?;
+    vacation_answer(state, user, VacationAction::End).await
+}
+
+async fn vacation_answer(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    action: VacationAction,
+) -> Result<HttpResponse, ApiError> {
+    let allowance = state.vacation_allowance;
+    let status = vacations::apply(&state.db, user.id, action, allowance, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(VacationView::from(status)))
 }

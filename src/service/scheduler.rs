@@ -69,13 +69,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
                 Ok(true)
             })
             .await;
-        match ended {
-            Ok(true) => timeouts += 1,
-            Ok(false) => {}
-            // Another process or a move got there first.
-            Err(ApiError::Conflict { .. }) => {}
-            Err(e) => return Err(e),
-        }
+        timeouts += usize::from(unless_raced(ended)?.unwrap_or(false));
     }
 
     let soon: Vec<String> = db
@@ -92,9 +86,10 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
     let mut reminders = 0;
     for id in soon {
         let notifier = state.notifier.clone();
-        reminders += db
+        let sent = db
             .write(move |conn| remind(conn, &notifier, &id, now))
-            .await?;
+            .await;
+        reminders += unless_raced(sent)?.unwrap_or(0);
     }
 
     let digest_users: Vec<String> = db
@@ -109,12 +104,10 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
     let mut digests = 0;
     for id in digest_users {
         let notifier = state.notifier.clone();
-        if db
+        let sent = db
             .write(move |conn| digest(conn, &notifier, &id, now))
-            .await?
-        {
-            digests += 1;
-        }
+            .await;
+        digests += usize::from(unless_raced(sent)?.unwrap_or(false));
     }
     Ok(Ticked {
         vacations_ended,
@@ -122,6 +115,16 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
         reminders,
         digests,
     })
+}
+
+/// A step that lost a race (another process, or a move, changed the same row first, or recorded
+/// the same reminder) did nothing and is not an error: `None`.
+fn unless_raced<T>(result: Result<T, ApiError>) -> Result<Option<T>, ApiError> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(ApiError::Conflict { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ApiError> {

@@ -83,7 +83,30 @@ fn ends_at(
     clock::vacation_ends_at(start, allowance - used, allowance, zone)
 }
 
-pub async fn get(
+/// What a player asks about their vacation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VacationAction {
+    Show,
+    Start,
+    End,
+}
+
+/// Does what the player asked and answers with their standing after it.
+pub async fn apply(
+    db: &Database,
+    user_id: String,
+    action: VacationAction,
+    allowance: Duration,
+    now: DateTime<Utc>,
+) -> Result<VacationStatus, ApiError> {
+    match action {
+        VacationAction::Show => get(db, user_id, allowance, now).await,
+        VacationAction::Start => start(db, user_id, allowance, now).await,
+        VacationAction::End => end(db, user_id, allowance, now).await,
+    }
+}
+
+async fn get(
     db: &Database,
     user_id: String,
     allowance: Duration,
@@ -96,7 +119,7 @@ pub async fn get(
     .await
 }
 
-pub async fn start(
+async fn start(
     db: &Database,
     user_id: String,
     allowance: Duration,
@@ -138,7 +161,7 @@ pub async fn start(
     .await
 }
 
-pub async fn end(
+async fn end(
     db: &Database,
     user_id: String,
     allowance: Duration,

@@ -308,9 +308,25 @@ impl TestApp {
         white: &TestUser,
         black: &TestUser,
     ) -> String {
+        let fields = if options.is_null() {
+            json!({})
+        } else {
+            json!({ "options": options })
+        };
+        self.start_challenge_game(game, fields, white, black).await
+    }
+
+    /// [`TestApp::start_game`] with more fields in the challenge (options, clock).
+    pub async fn start_challenge_game(
+        &self,
+        game: &str,
+        fields: Value,
+        white: &TestUser,
+        black: &TestUser,
+    ) -> String {
         let mut body = json!({"game": game, "opponent": black.username, "color": "white"});
-        if !options.is_null() {
-            body["options"] = options;
+        for (key, value) in fields.as_object().cloned().unwrap_or_default() {
+            body[key] = value;
         }
         let challenge = self
             .post("/api/v1/challenges", Some(&white.token), body)

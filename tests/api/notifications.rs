@@ -19,23 +19,8 @@ pub async fn start_clocked_game(
     black: &TestUser,
     clock: Value,
 ) -> String {
-    let mut body = json!({"game": "cheversi", "opponent": black.username, "color": "white"});
-    for (key, value) in clock.as_object().cloned().unwrap_or_default() {
-        body[key] = value;
-    }
-    let challenge = app
-        .post("/api/v1/challenges", Some(&white.token), body)
-        .await;
-    assert_eq!(challenge.status, StatusCode::CREATED, "{}", challenge.body);
-    let id = challenge.body["id"].as_str().unwrap();
-    let accepted = app
-        .post_empty(
-            &format!("/api/v1/challenges/{id}/accept"),
-            Some(&black.token),
-        )
-        .await;
-    assert_eq!(accepted.status, StatusCode::CREATED, "{}", accepted.body);
-    accepted.body["id"].as_str().unwrap().to_owned()
+    app.start_challenge_game("cheversi", clock, white, black)
+        .await
 }
 
 /// The player to move plays the first legal move; returns the move and the game after it.
