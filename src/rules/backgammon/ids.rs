@@ -275,8 +275,9 @@ pub fn read_gnubg(text: &str) -> Result<([[u8; 25]; 2], MatchInfo), PositionErro
 }
 
 /// Reads an XGID: `XGID=board:cube:owner:turn:dice:score:score:crawford:length:maxcube`.
-/// XGID's bottom player (upper-case checkers, turn 1) is gnubg's player 1, Black; the top player
-/// (lower case, turn -1) is White.
+/// XGID names its players by place only (bottom: upper-case checkers, turn 1; top: lower case,
+/// turn -1). As gnubg reads an XGID, the player on roll becomes gnubg's player 1, Black, and the
+/// other White; so the same XGID gives the same Position ID and Match ID here as in gnubg.
 pub fn read_xgid(text: &str) -> Result<([[u8; 25]; 2], MatchInfo), PositionError> {
     let body = text.trim();
     let body = body
@@ -411,13 +412,29 @@ pub fn read_xgid(text: &str) -> Result<([[u8; 25]; 2], MatchInfo), PositionError
             "the XGID's match length or scores are out of range",
         ));
     }
-    // With "D" the player on turn has been doubled and answers; the doubler is on roll.
+    // With "D" the player on turn has been doubled and answers; the doubler is on roll. (gnubg
+    // 1.07 drops the "D" when it reads an XGID; it is kept here.)
     let on_roll = if doubled { turn.opponent() } else { turn };
+    // The boards go (player not on roll, player on roll), whatever their names.
+    let boards = if on_roll == Side::White {
+        [black, white]
+    } else {
+        [white, black]
+    };
+    // The player on roll is Black: when that is XGID's top player, the two swap names.
+    let (owner, turn, on_roll, score_black, score_white) = if on_roll == Side::White {
+        (
+            owner.map(Side::opponent),
+            turn.opponent(),
+            Side::Black,
+            score_white,
+            score_black,
+        )
+    } else {
+        (owner, turn, on_roll, score_black, score_white)
+    };
     Ok((
-        [
-            if on_roll == Side::White { black } else { white },
-            if on_roll == Side::White { white } else { black },
-        ],
+        boards,
         MatchInfo {
             cube_log: cube_log as u8,
             owner,

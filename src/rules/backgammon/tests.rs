@@ -160,13 +160,62 @@ fn a_crawford_bear_off_position_matches_gnubg() {
     assert!(Backgammon::parse_position("3dwAAHCbAAAAAA:sAGrACAAIAAE", &MONEY).is_err());
 }
 
+/// Each XGID here was given to GNU Backgammon 1.07.001 (`set player 0 human`, `set player 1
+/// human`, `set jacoby off`, `new game`, `set xgid …`, `show gnubgid`), and the ID it printed is
+/// the expectation.
+#[test]
+fn xgid_reads_as_gnubg_reads_it() {
+    for (xgid, gnubg) in [
+        (
+            "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
+            "4HPwATDgc/ABMA:cAkAAAAAAAAE",
+        ),
+        (
+            "XGID=-b----E-C---eE---c-e----B-:0:0:-1:31:0:0:0:0:10",
+            "4HPwATDgc/ABMA:cIkFAAAAAAAE",
+        ),
+        (
+            "XGID=-aBBAAaAAaaAbaaAaAaAaAbbB-:0:0:-1:00:0:0:0:0:10",
+            "tlKEJDE2SWqKIA:cAkAAAAAAAAE",
+        ),
+        (
+            "XGID=-aBBAAaAAaaAbaaAaAaAaAbbB-:0:0:1:00:0:0:0:0:10",
+            "NklqiiC2UoQkMQ:cAkAAAAAAAAE",
+        ),
+        (
+            "XGID=-b----E-C---eE---c-e---AA-:0:0:-1:00:0:0:0:0:10",
+            "4HPwASjgc/ABMA:cAkAAAAAAAAE",
+        ),
+        (
+            "XGID=-b----E-C---eE---c-e---AA-:0:0:1:00:0:0:0:0:10",
+            "4HPwATDgc/ABKA:cAkAAAAAAAAE",
+        ),
+        (
+            "XGID=-aBBAAaAAaaAbaaAaAaAaAbbB-:1:1:-1:00:3:1:0:7:10",
+            "tlKEJDE2SWqKIA:QQngADAACAAE",
+        ),
+        (
+            "XGID=-aBBAAaAAaaAbaaAaAaAaAbbB-:1:-1:1:52:3:1:0:7:10",
+            "NklqiiC2UoQkMQ:QYnqABAAGAAE",
+        ),
+    ] {
+        let length = xgid.rsplit(':').nth(1).unwrap().parse().unwrap();
+        let options = BackgammonOptions {
+            cube: true,
+            match_length: length,
+        };
+        assert_eq!(format(&parse_with(xgid, &options)), gnubg, "{xgid}");
+    }
+}
+
 #[test]
 fn xgid_is_read() {
     // The start position, Black (XGID's bottom player) to roll.
     let p = parse("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10");
     assert_eq!(format(&p), "4HPwATDgc/ABMA:cAkAAAAAAAAE");
+    // The top player on roll: as in gnubg, the player on roll is Black.
     let p = parse("XGID=-b----E-C---eE---c-e----B-:0:0:-1:31:0:0:0:0:10");
-    assert_eq!(p.on_roll, Side::White);
+    assert_eq!(p.on_roll, Side::Black);
     assert_eq!(p.dice, [3, 1]);
 }
 
