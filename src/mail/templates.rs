@@ -109,7 +109,8 @@ pub struct GameOver {
     pub game: String,
     pub opponent: String,
     pub outcome: Outcome,
-    /// How it ended, fitting "you won by …": "checkmate", "resignation", "points".
+    /// How it ended, a sentence from the recipient's side: "Checkmate.", "alice resigned.",
+    /// "You bore off every checker."; may be empty.
     pub ending: String,
     /// The final score or another summary, "56-45".
     #[serde(default)]
@@ -431,12 +432,17 @@ mod tests {
                     game: "Cheversi".into(),
                     opponent: opponent.into(),
                     outcome: Outcome::Won,
-                    ending: "points".into(),
+                    ending: "The points decided it.".into(),
                     summary: Some("56-45".into()),
                     game_url: "https://kuryr.example.org/games/7".into(),
                 }),
                 "Cheversi vs OPP — game over: you won",
-                vec!["you won", "by points", "56-45", "/games/7"],
+                vec![
+                    "you won",
+                    "The points decided it.",
+                    "Result: 56-45",
+                    "/games/7",
+                ],
             ),
             (
                 Notification::DeadlineReminder(DeadlineReminder {

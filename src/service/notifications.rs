@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::clocks;
+use super::{clocks, games};
 use crate::clock;
 use crate::db::models::{Game, OutboxRow, delivery};
 use crate::db::schema::{outbox, users};
@@ -14,7 +14,7 @@ use crate::db::{Database, DbConn};
 use crate::error::ApiError;
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
-use crate::rules::Side;
+use crate::rules::{EndReason, Side};
 
 /// How turn notifications reach a user.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -322,7 +322,7 @@ pub struct GameForMail<'a> {
 
 impl GameForMail<'_> {
     fn engine_name(&self) -> String {
-        super::games::engine_of(self.game)
+        games::engine_of(self.game)
             .map(|engine| engine.name().to_owned())
             .unwrap_or_else(|_| self.game.game_kind.clone())
     }
@@ -355,8 +355,8 @@ impl GameForMail<'_> {
 
     /// "Your move" for the player to move, after `last_move`.
     pub fn your_turn(&self, to: &Recipient, last_move: Option<String>) -> Notification {
-        let engine = super::games::engine_of(self.game).ok();
-        let options = super::games::options_of(self.game);
+        let engine = games::engine_of(self.game).ok();
+        let options = games::options_of(self.game);
         let board = engine
             .and_then(|engine| engine.diagram(&self.game.position, &options).ok())
             .unwrap_or_else(|| self.game.position.clone());
@@ -391,18 +391,42 @@ impl GameForMail<'_> {
         }
     }
 
+    /// One sentence on how the game ended, from the recipient's side of the board.
+    fn how_it_ended(&self, to: &Recipient) -> String {
+        let opponent = self.opponent_of(&to.id);
+        let outcome = self.outcome_for(to);
+        let (winner, loser) = match outcome {
+            mail::Outcome::Won => ("You".to_owned(), opponent),
+            _ => (opponent, "You".to_owned()),
+        };
+        let termination = self.game.termination.as_deref().unwrap_or_default();
+        let on_the_board =
+            serde_json::from_value::<EndReason>(serde_json::Value::from(termination)).ok();
+        match on_the_board {
+            Some(EndReason::Checkmate) => "Checkmate.".to_owned(),
+            Some(EndReason::Points) => "The points decided it.".to_owned(),
+            Some(EndReason::NoLegalMove) => "The side to move had no legal move.".to_owned(),
+            Some(EndReason::NoPieces) => format!("{loser} had no pieces left."),
+            Some(EndReason::GoalReached) if self.game.game_kind == "backgammon" => {
+                format!("{winner} bore off every checker.")
+            }
+            Some(EndReason::GoalReached) => format!("{winner} reached the goal."),
+            Some(EndReason::Decided) => "The rules decided the position.".to_owned(),
+            None => match termination {
+                games::termination::RESIGNATION => format!("{loser} resigned."),
+                games::termination::AGREEMENT => "The draw was agreed.".to_owned(),
+                games::termination::TIME => format!("{loser} ran out of time."),
+                _ => String::new(),
+            },
+        }
+    }
+
     pub fn game_over(&self, to: &Recipient) -> Notification {
-        let ending = self
-            .game
-            .termination
-            .as_deref()
-            .unwrap_or("the rules")
-            .replace('_', " ");
         Notification::GameOver(mail::GameOver {
             game: self.engine_name(),
             opponent: self.opponent_of(&to.id),
             outcome: self.outcome_for(to),
-            ending,
+            ending: self.how_it_ended(to),
             summary: self.game.result_summary.clone(),
             game_url: self.notifier.game_url(&self.game.id),
         })

@@ -8,6 +8,7 @@ use kuryr::rules::{Game, Side};
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, TestUser, spawn_app};
+use crate::smtp::TestSmtp;
 
 fn decode(position: &Value) -> Position {
     let text = position.as_str().expect("a position string");
@@ -84,8 +85,9 @@ async fn set_forced_moves(app: &TestApp, user: &TestUser, on: bool) {
 #[actix_web::test]
 async fn a_whole_money_game_with_a_double_and_a_take() {
     let app = spawn_app().await;
-    let alice = app.user("alice").await;
-    let bob = app.user("bob").await;
+    let smtp = TestSmtp::start();
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
     // Bob lets the server play his forced moves; Alice plays hers herself.
     set_forced_moves(&app, &bob, true).await;
     let game = app.start_game("backgammon", &alice, &bob).await;
@@ -207,6 +209,34 @@ async fn a_whole_money_game_with_a_double_and_a_take() {
         "one double taken makes every result worth twice: {summary}"
     );
     assert_eq!(state["termination"], "goal_reached", "{state}");
+
+    // The loser is told who bore off and what it cost.
+    let mailer = app.mailer(&smtp);
+    while app.deliver(&mailer).await.sent > 0 {}
+    let (winner, loser) = if state["result"] == "white" {
+        ("alice", "bob")
+    } else {
+        ("bob", "alice")
+    };
+    let over: Vec<_> = smtp
+        .received()
+        .into_iter()
+        .filter(|mail| mail.subject.contains("game over"))
+        .collect();
+    assert_eq!(over.len(), 1);
+    assert_eq!(over[0].to, format!("{loser}@example.org"));
+    let words = over[0]
+        .text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(&format!(
+            "you lost. {winner} bore off every checker. Result: {summary}"
+        )),
+        "{}",
+        over[0].text
+    );
 
     // Every move the server played was a lost turn or one of Bob's forced moves.
     let history = app

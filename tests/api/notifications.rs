@@ -145,6 +145,105 @@ async fn a_move_mails_exactly_one_your_turn_to_the_opponent() {
 }
 
 #[actix_web::test]
+async fn the_end_of_a_game_is_mailed_to_the_one_who_did_not_end_it() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+
+    // Played to the end: the last placement decides on points; its player gets no mail.
+    let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+    app.deliver(&mailer).await;
+    let mut state = app.game(&game).await;
+    let mut last_mover = "";
+    while state["status"] == "active" {
+        let (mover, name) = if state["to_move"] == "white" {
+            (&alice, "alice")
+        } else {
+            (&bob, "bob")
+        };
+        last_mover = name;
+        state = play_first(&app, &game, mover).await.1;
+    }
+    let before = smtp.messages().len();
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    let (other, other_side) = if last_mover == "alice" {
+        ("bob", "black")
+    } else {
+        ("alice", "white")
+    };
+    let outcome = match state["result"].as_str().unwrap() {
+        "draw" => "drawn",
+        side if side == other_side => "you won",
+        _ => "you lost",
+    };
+    assert!(
+        to(&mails, last_mover)
+            .iter()
+            .all(|s| !s.contains("game over"))
+    );
+    let over: Vec<&ReceivedMail> = mails
+        .iter()
+        .filter(|m| m.subject.contains("game over"))
+        .collect();
+    assert_eq!(
+        over.len(),
+        1,
+        "{:?}",
+        mails.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+    assert_eq!(over[0].to, format!("{other}@example.org"));
+    assert_eq!(
+        over[0].subject,
+        format!("Cheversi vs {last_mover} — game over: {outcome}")
+    );
+    let summary = state["summary"].as_str().unwrap();
+    let words = over[0]
+        .text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(&format!(
+            "is over: {outcome}. The points decided it. Result: {summary} "
+        )),
+        "{}",
+        over[0].text
+    );
+    let lines: Vec<&str> = over[0].text.lines().collect();
+    let result = lines.iter().position(|line| line.starts_with("Result: "));
+    assert!(
+        result.is_some_and(|at| lines[at - 1].is_empty()),
+        "the result is a paragraph of its own: {}",
+        over[0].text
+    );
+
+    // Resigned: the winner hears who resigned; the one who resigned is not mailed.
+    let game = start_clocked_game(&app, &alice, &bob, json!({})).await;
+    app.deliver(&mailer).await;
+    let before = smtp.messages().len();
+    let resigned = app
+        .post_empty(&format!("/api/v1/games/{game}/resign"), Some(&bob.token))
+        .await;
+    assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.body);
+    app.deliver(&mailer).await;
+    let mails = since(&smtp, before);
+    assert_eq!(
+        to(&mails, "alice"),
+        ["Cheversi vs bob — game over: you won"]
+    );
+    assert!(to(&mails, "bob").is_empty());
+    assert!(
+        mails[0].text.contains("you won. bob resigned."),
+        "{}",
+        mails[0].text
+    );
+    assert!(mails[0].html.contains("bob resigned."), "{}", mails[0].html);
+}
+
+#[actix_web::test]
 async fn an_unconfirmed_address_gets_nothing_but_its_confirmation() {
     let app = spawn_app().await;
     let smtp = TestSmtp::start();
