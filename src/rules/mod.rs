@@ -102,6 +102,41 @@ pub enum EndReason {
     Decided,
 }
 
+impl EndReason {
+    pub const ALL: [EndReason; 6] = [
+        EndReason::Points,
+        EndReason::NoLegalMove,
+        EndReason::Checkmate,
+        EndReason::NoPieces,
+        EndReason::GoalReached,
+        EndReason::Decided,
+    ];
+
+    /// The name a finished game's `termination` holds, as serde writes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            EndReason::Points => "points",
+            EndReason::NoLegalMove => "no_legal_move",
+            EndReason::Checkmate => "checkmate",
+            EndReason::NoPieces => "no_pieces",
+            EndReason::GoalReached => "goal_reached",
+            EndReason::Decided => "decided",
+        }
+    }
+}
+
+/// Reads a stored `termination`; endings decided off the board are no `EndReason`.
+impl FromStr for EndReason {
+    type Err = ();
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        EndReason::ALL
+            .into_iter()
+            .find(|reason| reason.id() == s)
+            .ok_or(())
+    }
+}
+
 /// The result of a finished position.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -679,6 +714,15 @@ mod tests {
             assert_eq!(kind.id().to_uppercase().parse::<GameKind>(), Ok(kind));
         }
         assert!("chess".parse::<GameKind>().is_err());
+    }
+
+    #[test]
+    fn end_reasons_are_stored_by_their_serde_names() {
+        for reason in EndReason::ALL {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.id());
+            assert_eq!(reason.id().parse::<EndReason>(), Ok(reason));
+        }
+        assert_eq!("resignation".parse::<EndReason>(), Err(()));
     }
 
     #[test]

@@ -718,11 +718,13 @@ fn finish(
 }
 
 fn finish_on_board(game: &mut Game, outcome: &Outcome, now: NaiveDateTime) {
-    let reason = serde_json::to_value(outcome.reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    finish(game, outcome.winner, &reason, outcome.summary.clone(), now);
+    finish(
+        game,
+        outcome.winner,
+        outcome.reason.id(),
+        outcome.summary.clone(),
+        now,
+    );
 }
 
 /// Writes a game's new state, on condition that it is still active and at the ply it was read

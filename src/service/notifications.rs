@@ -14,7 +14,7 @@ use crate::db::{Database, DbConn};
 use crate::error::ApiError;
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
-use crate::rules::{EndReason, Side};
+use crate::rules::{EndReason, GameKind, Side};
 
 /// How turn notifications reach a user.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -391,28 +391,26 @@ impl GameForMail<'_> {
         }
     }
 
-    /// One sentence on how the game ended, from the recipient's side of the board.
-    fn how_it_ended(&self, to: &Recipient) -> String {
-        let opponent = self.opponent_of(&to.id);
-        let outcome = self.outcome_for(to);
+    /// One sentence on how the game ended, for a recipient whose opponent is `opponent` and
+    /// whose result is `outcome`.
+    fn how_it_ended(&self, opponent: &str, outcome: mail::Outcome) -> String {
         let (winner, loser) = match outcome {
-            mail::Outcome::Won => ("You".to_owned(), opponent),
-            _ => (opponent, "You".to_owned()),
+            mail::Outcome::Won => ("You", opponent),
+            _ => (opponent, "You"),
         };
         let termination = self.game.termination.as_deref().unwrap_or_default();
-        let on_the_board =
-            serde_json::from_value::<EndReason>(serde_json::Value::from(termination)).ok();
-        match on_the_board {
-            Some(EndReason::Checkmate) => "Checkmate.".to_owned(),
-            Some(EndReason::Points) => "The points decided it.".to_owned(),
-            Some(EndReason::NoLegalMove) => "The side to move had no legal move.".to_owned(),
-            Some(EndReason::NoPieces) => format!("{loser} had no pieces left."),
-            Some(EndReason::GoalReached) if self.game.game_kind == "backgammon" => {
+        let bearing_off = self.game.game_kind == GameKind::Backgammon.id();
+        match termination.parse::<EndReason>() {
+            Ok(EndReason::Checkmate) => "Checkmate.".to_owned(),
+            Ok(EndReason::Points) => "The points decided it.".to_owned(),
+            Ok(EndReason::NoLegalMove) => "The side to move had no legal move.".to_owned(),
+            Ok(EndReason::NoPieces) => format!("{loser} had no pieces left."),
+            Ok(EndReason::GoalReached) if bearing_off => {
                 format!("{winner} bore off every checker.")
             }
-            Some(EndReason::GoalReached) => format!("{winner} reached the goal."),
-            Some(EndReason::Decided) => "The rules decided the position.".to_owned(),
-            None => match termination {
+            Ok(EndReason::GoalReached) => format!("{winner} reached the goal."),
+            Ok(EndReason::Decided) => "The rules decided the position.".to_owned(),
+            Err(()) => match termination {
                 games::termination::RESIGNATION => format!("{loser} resigned."),
                 games::termination::AGREEMENT => "The draw was agreed.".to_owned(),
                 games::termination::TIME => format!("{loser} ran out of time."),
@@ -422,11 +420,13 @@ impl GameForMail<'_> {
     }
 
     pub fn game_over(&self, to: &Recipient) -> Notification {
+        let opponent = self.opponent_of(&to.id);
+        let outcome = self.outcome_for(to);
         Notification::GameOver(mail::GameOver {
             game: self.engine_name(),
-            opponent: self.opponent_of(&to.id),
-            outcome: self.outcome_for(to),
-            ending: self.how_it_ended(to),
+            ending: self.how_it_ended(&opponent, outcome),
+            opponent,
+            outcome,
             summary: self.game.result_summary.clone(),
             game_url: self.notifier.game_url(&self.game.id),
         })
