@@ -155,7 +155,7 @@ async fn bare_move(
                     automatic: 0,
                 })
                 .execute(conn)?;
-            Ok(game.ply + 1)
+            Ok::<_, ApiError>(game.ply + 1)
         })
         .await?;
     Ok(HttpResponse::Created().json(json!({ "ply": ply })))
@@ -310,7 +310,7 @@ fn main() {
                 diesel::update(users::table)
                     .set(users::email_verified_at.eq(chrono::Utc::now().naive_utc()))
                     .execute(conn)?;
-                Ok(())
+                Ok::<_, ApiError>(())
             })
             .await
             .unwrap();

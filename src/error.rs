@@ -9,6 +9,8 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::service::error::{Conflict, Refusal, ServiceError, Unauthenticated};
+
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
 
@@ -82,11 +84,6 @@ impl ApiError {
             );
         }
         self
-    }
-
-    pub fn from_pool(e: diesel::r2d2::PoolError) -> Self {
-        tracing::error!(error = %e, "no database connection available");
-        ApiError::Unavailable
     }
 
     fn slug_and_title(&self) -> (&'static str, &'static str) {
@@ -174,44 +171,52 @@ impl ResponseError for ApiError {
 
 impl From<diesel::result::Error> for ApiError {
     fn from(e: diesel::result::Error) -> Self {
-        use diesel::result::{DatabaseErrorKind, Error};
+        ServiceError::from(e).into()
+    }
+}
+
+impl From<crate::db::StorageError> for ApiError {
+    fn from(e: crate::db::StorageError) -> Self {
+        ServiceError::from(e).into()
+    }
+}
+
+/// The one place where a use case's answer becomes a problem document.
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
         match e {
-            Error::NotFound => ApiError::NotFound("not found".into()),
-            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-                // Two registrations racing past the service's own check end here; name the field
-                // the way the check would have.
-                let what = format!(
-                    "{} {}",
-                    info.constraint_name().unwrap_or(""),
-                    info.message()
-                );
-                if what.contains("username_key") {
-                    ApiError::conflict(
-                        "username-taken",
-                        "Username taken",
-                        "this username is already taken (usernames ignore case); choose another",
-                    )
-                } else if what.contains("email_key") {
-                    ApiError::conflict(
-                        "email-taken",
-                        "Email address in use",
-                        "an account with this email address already exists; log in, or use another address",
-                    )
-                } else {
-                    tracing::info!(constraint = %what, "unique violation");
-                    ApiError::conflict(
-                        "conflict",
-                        "Conflict",
-                        "this would duplicate something that already exists",
-                    )
+            ServiceError::NotFound(detail) => ApiError::NotFound(detail),
+            ServiceError::Forbidden(detail) => ApiError::Forbidden(detail),
+            ServiceError::Unauthenticated(why) => ApiError::Unauthorized(match why {
+                Unauthenticated::WrongCredentials => crate::auth::INVALID_CREDENTIALS,
+                Unauthenticated::InvalidToken => crate::auth::INVALID_TOKEN,
+            }),
+            ServiceError::Invalid { field, detail } => ApiError::Validation { detail, field },
+            ServiceError::Conflict { kind, detail } => {
+                let problem = ApiError::conflict(kind.slug(), kind.title(), detail);
+                match kind {
+                    Conflict::PlyMismatch { current_ply } => {
+                        problem.with("current_ply", current_ply)
+                    }
+                    _ => problem,
                 }
             }
-            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => ApiError::conflict(
-                "concurrent-update",
-                "Concurrent update",
-                "another request changed the same data at the same time; read it again and retry",
-            ),
-            other => ApiError::Internal(anyhow::Error::new(other).context("database query failed")),
+            ServiceError::Refused { refusal, detail } => {
+                let problem = ApiError::Rules {
+                    slug: refusal.slug(),
+                    title: refusal.title(),
+                    detail,
+                    extra: Map::new(),
+                };
+                match refusal {
+                    Refusal::Syntax { legal_moves } | Refusal::Illegal { legal_moves } => {
+                        problem.with("legal_moves", legal_moves)
+                    }
+                    Refusal::Ambiguous { candidates } => problem.with("candidates", candidates),
+                }
+            }
+            ServiceError::Unavailable => ApiError::Unavailable,
+            ServiceError::Internal(cause) => ApiError::Internal(cause),
         }
     }
 }

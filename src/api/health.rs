@@ -18,7 +18,7 @@ pub async fn healthz() -> HttpResponse {
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     state
         .db
-        .read(|conn| Ok(crate::db::ping(conn)?))
+        .read(|conn| crate::db::ping(conn).map_err(crate::db::StorageError::from))
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "readiness check failed");

@@ -65,7 +65,8 @@ impl Page<'_> {
     }
 }
 
-fn problem_page(title: &str, error: ApiError) -> HttpResponse {
+fn problem_page(title: &str, error: impl Into<ApiError>) -> HttpResponse {
+    let error: ApiError = error.into();
     let (status, message) = match &error {
         ApiError::Internal(_) => (
             StatusCode::INTERNAL_SERVER_ERROR,

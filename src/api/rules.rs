@@ -139,7 +139,9 @@ pub async fn play(
         .play(&body.position, &options, &body.mv)
         .map_err(|e| match e {
             PlayError::Position(e) => invalid_position(e),
-            other => crate::service::games::move_error(other, engine, &body.position, &options),
+            other => {
+                crate::service::games::move_error(other, engine, &body.position, &options).into()
+            }
         })?;
     Ok(HttpResponse::Ok().json(PlayedView {
         game: engine.id(),

@@ -16,8 +16,6 @@ use diesel::prelude::*;
 use diesel::r2d2::{self, ManageConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use crate::error::ApiError;
-
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 
@@ -138,6 +136,26 @@ impl ManageConnection for Manager {
 
 type Pool = r2d2::Pool<Manager>;
 
+/// Why storage could not answer.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// No connection could be had in time.
+    #[error("no database connection available")]
+    Unavailable,
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+    /// The blocking task running the queries died.
+    #[error("database task failed: {0}")]
+    Task(String),
+}
+
+impl StorageError {
+    fn from_pool(e: r2d2::PoolError) -> Self {
+        tracing::error!(error = %e, "no database connection available");
+        StorageError::Unavailable
+    }
+}
+
 /// The server's handle on the database.
 #[derive(Clone)]
 pub struct Database {
@@ -175,14 +193,15 @@ impl Database {
     }
 
     /// Runs read-only queries on a blocking thread.
-    pub async fn read<T, F>(&self, f: F) -> Result<T, ApiError>
+    pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
     where
-        F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
+        E: From<StorageError> + Send + 'static,
     {
         let pool = self.readers.clone();
         run_blocking(move || {
-            let mut conn = pool.get().map_err(ApiError::from_pool)?;
+            let mut conn = pool.get().map_err(StorageError::from_pool)?;
             f(&mut conn)
         })
         .await
@@ -190,28 +209,30 @@ impl Database {
 
     /// Runs `f` in one write transaction on a blocking thread: committed when it returns `Ok`,
     /// rolled back when it returns `Err`.
-    pub async fn write<T, F>(&self, f: F) -> Result<T, ApiError>
+    pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where
-        F: FnOnce(&mut DbConn) -> Result<T, ApiError> + Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
+        E: From<StorageError> + From<diesel::result::Error> + Send + 'static,
     {
         let pool = self.writers.clone();
         run_blocking(move || {
-            let mut conn = pool.get().map_err(ApiError::from_pool)?;
+            let mut conn = pool.get().map_err(StorageError::from_pool)?;
             write_transaction(&mut conn, f)
         })
         .await
     }
 }
 
-async fn run_blocking<T, F>(f: F) -> Result<T, ApiError>
+async fn run_blocking<T, E, F>(f: F) -> Result<T, E>
 where
-    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    F: FnOnce() -> Result<T, E> + Send + 'static,
     T: Send + 'static,
+    E: From<StorageError> + Send + 'static,
 {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!("database task failed: {e}")))?
+        .map_err(|e| StorageError::Task(e.to_string()))?
 }
 
 /// A transaction that will write: `BEGIN IMMEDIATE` on SQLite, so the write lock is taken before

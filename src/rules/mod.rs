@@ -456,8 +456,40 @@ pub enum PlayError {
     Move(MoveError),
 }
 
+/// A position read once and then asked as many questions as a request needs, so that a move,
+/// the dice that follow it and the answer's legal moves cost one parse, not one each.
+pub trait LoadedPosition: Send + Sync {
+    /// The canonical position string.
+    fn canonical(&self) -> String;
+    fn side_to_move(&self) -> Side;
+    fn outcome(&self) -> Option<Outcome>;
+    /// How many dice must be rolled before the side to move can move.
+    fn roll_due(&self) -> Option<usize>;
+    /// The legal moves in canonical notation.
+    fn legal_moves(&self) -> Vec<String>;
+    /// The position drawn as plain text (see [`Game::diagram`]).
+    fn diagram(&self) -> String;
+    /// Reads the move leniently and plays it: its canonical notation and the position after it.
+    fn play(&self, mv: &str) -> Result<(String, Box<dyn LoadedPosition>), MoveError>;
+    /// Puts a server roll into a position that asked for one.
+    fn apply_roll(&self, dice: &[u8]) -> Result<Box<dyn LoadedPosition>, PositionError>;
+}
+
+impl fmt::Debug for dyn LoadedPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.canonical())
+    }
+}
+
 /// The text-level interface to a game, the same for every game.
 pub trait Engine: Sync {
+    /// Reads a position once, for [`LoadedPosition`]'s questions.
+    fn load(
+        &self,
+        position: &str,
+        options: &serde_json::Value,
+    ) -> Result<Box<dyn LoadedPosition>, PositionError>;
+
     fn id(&self) -> &'static str;
     fn name(&self) -> &'static str;
     fn can_draw(&self) -> bool;
@@ -565,7 +597,74 @@ impl<G: Game> Typed<G> {
     }
 }
 
-impl<G: Game> Engine for Typed<G> {
+/// A parsed position of game `G`.
+struct Loaded<G: Game>(G::Position);
+
+impl<G: Game + 'static> LoadedPosition for Loaded<G>
+where
+    G::Position: Send + Sync + 'static,
+{
+    fn canonical(&self) -> String {
+        G::format_position(&self.0)
+    }
+
+    fn side_to_move(&self) -> Side {
+        G::side_to_move(&self.0)
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        G::outcome(&self.0)
+    }
+
+    fn roll_due(&self) -> Option<usize> {
+        G::roll_due(&self.0)
+    }
+
+    fn legal_moves(&self) -> Vec<String> {
+        G::legal_moves(&self.0)
+            .iter()
+            .map(|mv| G::format_move(&self.0, mv))
+            .collect()
+    }
+
+    fn diagram(&self) -> String {
+        G::diagram(&self.0)
+    }
+
+    fn play(&self, mv: &str) -> Result<(String, Box<dyn LoadedPosition>), MoveError> {
+        if G::outcome(&self.0).is_some() {
+            return Err(MoveError::GameOver);
+        }
+        let mv = G::parse_move(&self.0, mv)?;
+        let notation = G::format_move(&self.0, &mv);
+        Ok((notation, Box::new(Loaded::<G>(G::play(&self.0, &mv)))))
+    }
+
+    fn apply_roll(&self, dice: &[u8]) -> Result<Box<dyn LoadedPosition>, PositionError> {
+        match G::roll_due(&self.0) {
+            Some(count) if count == dice.len() && dice.iter().all(|d| (1..=6).contains(d)) => {
+                Ok(Box::new(Loaded::<G>(G::apply_roll(&self.0, dice))))
+            }
+            Some(count) => Err(PositionError::new(format!(
+                "the position needs {count} dice, each from 1 to 6"
+            ))),
+            None => Err(PositionError::new("no roll is due in this position")),
+        }
+    }
+}
+
+impl<G: Game + 'static> Engine for Typed<G>
+where
+    G::Position: Send + Sync + 'static,
+{
+    fn load(
+        &self,
+        position: &str,
+        options: &serde_json::Value,
+    ) -> Result<Box<dyn LoadedPosition>, PositionError> {
+        Ok(Box::new(Loaded::<G>(Self::position(position, options)?)))
+    }
+
     fn id(&self) -> &'static str {
         G::ID
     }

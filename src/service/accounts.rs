@@ -9,23 +9,23 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use super::addresses;
+use super::error::{Conflict, ServiceError, Unauthenticated};
 use super::notifications::{self, Notifier};
 use crate::auth::{self, AuthUser, TokenKeys};
 use crate::db::models::User;
 use crate::db::schema::users;
 use crate::db::{Database, DbConn};
-use crate::error::ApiError;
 
 pub const PASSWORD_MIN_CHARS: usize = 8;
 /// Long enough for any passphrase, short enough that hashing cannot be used to tie up the server.
 pub const PASSWORD_MAX_CHARS: usize = 256;
 
 /// A username: 3 to 32 letters, digits, `_` or `-`, starting with a letter or digit.
-pub fn validate_username(username: &str) -> Result<String, ApiError> {
+pub fn validate_username(username: &str) -> Result<String, ServiceError> {
     let username = username.trim();
     let len = username.chars().count();
     if !(3..=32).contains(&len) {
-        return Err(ApiError::validation(
+        return Err(ServiceError::invalid(
             "username",
             "a username has 3 to 32 characters",
         ));
@@ -35,7 +35,7 @@ pub fn validate_username(username: &str) -> Result<String, ApiError> {
         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         || !username.starts_with(|c: char| c.is_ascii_alphanumeric())
     {
-        return Err(ApiError::validation(
+        return Err(ServiceError::invalid(
             "username",
             "a username uses only letters A-Z, digits, `_` and `-`, and starts with a letter or digit",
         ));
@@ -44,10 +44,10 @@ pub fn validate_username(username: &str) -> Result<String, ApiError> {
 }
 
 /// An email address: one `@`, something before it, a dotted domain after it, no spaces.
-pub fn validate_email(email: &str) -> Result<String, ApiError> {
+pub fn validate_email(email: &str) -> Result<String, ServiceError> {
     let email = email.trim();
     let invalid = || {
-        ApiError::validation(
+        ServiceError::invalid(
             "email",
             format!("`{email}` is not an email address like name@example.org"),
         )
@@ -67,16 +67,16 @@ pub fn validate_email(email: &str) -> Result<String, ApiError> {
     Ok(email.to_owned())
 }
 
-pub fn validate_password(password: &str, field: &'static str) -> Result<(), ApiError> {
+pub fn validate_password(password: &str, field: &'static str) -> Result<(), ServiceError> {
     let len = password.chars().count();
     if len < PASSWORD_MIN_CHARS {
-        return Err(ApiError::validation(
+        return Err(ServiceError::invalid(
             field,
             format!("a password has at least {PASSWORD_MIN_CHARS} characters"),
         ));
     }
     if len > PASSWORD_MAX_CHARS {
-        return Err(ApiError::validation(
+        return Err(ServiceError::invalid(
             field,
             format!("a password has at most {PASSWORD_MAX_CHARS} characters"),
         ));
@@ -94,27 +94,25 @@ fn unconfirmed_key(user_id: &str) -> String {
     format!("unconfirmed:{user_id}")
 }
 
-async fn hash(password: String) -> Result<String, ApiError> {
+async fn hash(password: String) -> Result<String, ServiceError> {
     tokio::task::spawn_blocking(move || auth::hash_password(&password))
         .await
-        .map_err(|e| ApiError::Internal(e.into()))?
-        .map_err(ApiError::Internal)
+        .map_err(|e| ServiceError::Internal(e.into()))?
+        .map_err(ServiceError::Internal)
 }
 
-fn username_taken(username: &str) -> ApiError {
-    ApiError::conflict(
-        "username-taken",
-        "Username taken",
+fn username_taken(username: &str) -> ServiceError {
+    ServiceError::conflict(
+        Conflict::UsernameTaken,
         format!(
             "the username `{username}` is already taken (usernames ignore case); choose another"
         ),
     )
 }
 
-pub(super) fn email_taken() -> ApiError {
-    ApiError::conflict(
-        "email-taken",
-        "Email address in use",
+pub(super) fn email_taken() -> ServiceError {
+    ServiceError::conflict(
+        Conflict::EmailTaken,
         "an account with this email address already exists; log in, or use another address",
     )
 }
@@ -125,7 +123,7 @@ pub(super) fn check_unique(
     username: Option<&str>,
     email: Option<&str>,
     except_id: Option<&str>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let others = |conn: &mut DbConn, column_key: String, by_username: bool| -> QueryResult<i64> {
         let mut query = users::table.into_boxed();
         query = if by_username {
@@ -160,7 +158,7 @@ pub async fn register(
     email: &str,
     password: String,
     now: DateTime<Utc>,
-) -> Result<User, ApiError> {
+) -> Result<User, ServiceError> {
     let username = validate_username(username)?;
     let email = validate_email(email)?;
     validate_password(&password, "password")?;
@@ -220,20 +218,22 @@ pub async fn login(
     login: String,
     password: String,
     now: DateTime<Utc>,
-) -> Result<String, ApiError> {
+) -> Result<String, ServiceError> {
     let user = db
-        .read(move |conn| Ok(find_by_login(conn, &login)?))
+        .read(move |conn| Ok::<_, ServiceError>(find_by_login(conn, &login)?))
         .await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
     let verified =
         tokio::task::spawn_blocking(move || auth::verify_password(&password, stored.as_deref()))
             .await
-            .map_err(|e| ApiError::Internal(e.into()))?;
+            .map_err(|e| ServiceError::Internal(e.into()))?;
     match user {
         Some(user) if verified => keys
             .issue(&user.id, user.session_version, now)
-            .map_err(ApiError::Internal),
-        _ => Err(ApiError::Unauthorized(auth::INVALID_CREDENTIALS)),
+            .map_err(ServiceError::Internal),
+        _ => Err(ServiceError::Unauthenticated(
+            Unauthenticated::WrongCredentials,
+        )),
     }
 }
 
@@ -243,7 +243,7 @@ pub async fn session_user(
     db: &Database,
     id: String,
     session_version: i32,
-) -> Result<Option<AuthUser>, ApiError> {
+) -> Result<Option<AuthUser>, ServiceError> {
     db.read(move |conn| {
         let found: Option<(String, String)> = users::table
             .filter(users::id.eq(&id))
@@ -256,14 +256,14 @@ pub async fn session_user(
     .await
 }
 
-pub async fn get(db: &Database, id: String) -> Result<User, ApiError> {
+pub async fn get(db: &Database, id: String) -> Result<User, ServiceError> {
     db.read(move |conn| {
         users::table
             .find(&id)
             .select(User::as_select())
             .first(conn)
             .optional()?
-            .ok_or_else(|| ApiError::NotFound("the account no longer exists".into()))
+            .ok_or_else(|| ServiceError::NotFound("the account no longer exists".into()))
     })
     .await
 }
@@ -277,10 +277,10 @@ pub fn find_by_username(conn: &mut DbConn, username: &str) -> QueryResult<Option
         .optional()
 }
 
-pub async fn by_username(db: &Database, username: String) -> Result<User, ApiError> {
+pub async fn by_username(db: &Database, username: String) -> Result<User, ServiceError> {
     db.read(move |conn| {
         find_by_username(conn, &username)?
-            .ok_or_else(|| ApiError::NotFound(format!("there is no user called `{username}`")))
+            .ok_or_else(|| ServiceError::NotFound(format!("there is no user called `{username}`")))
     })
     .await
 }
@@ -305,7 +305,7 @@ pub async fn update(
     id: String,
     changes: AccountChanges,
     now: DateTime<Utc>,
-) -> Result<User, ApiError> {
+) -> Result<User, ServiceError> {
     let username = changes
         .username
         .as_deref()
@@ -317,7 +317,7 @@ pub async fn update(
         .as_deref()
         .map(|name| crate::clock::parse_zone(name.trim()))
         .transpose()
-        .map_err(|message| ApiError::validation("time_zone", message))?;
+        .map_err(|message| ServiceError::invalid("time_zone", message))?;
     let notifier = notifier.clone();
     db.write(move |conn| {
         check_unique(conn, username.as_deref(), None, Some(&id))?;
@@ -377,7 +377,7 @@ pub(super) async fn set_password_hash(
     new_password: String,
     expected_hash: Option<String>,
     now: DateTime<Utc>,
-) -> Result<i32, ApiError> {
+) -> Result<i32, ServiceError> {
     let new_hash = hash(new_password).await?;
     db.write(move |conn| {
         let user: User = users::table
@@ -387,9 +387,8 @@ pub(super) async fn set_password_hash(
         if let Some(expected) = expected_hash
             && expected != user.password_hash
         {
-            return Err(ApiError::conflict(
-                "concurrent-update",
-                "Concurrent update",
+            return Err(ServiceError::conflict(
+                Conflict::ConcurrentUpdate,
                 "the password was changed by another request at the same time; log in again",
             ));
         }
@@ -415,7 +414,7 @@ pub async fn change_password(
     current_password: String,
     new_password: String,
     now: DateTime<Utc>,
-) -> Result<String, ApiError> {
+) -> Result<String, ServiceError> {
     validate_password(&new_password, "new_password")?;
     let user = get(db, id.clone()).await?;
     let stored = user.password_hash.clone();
@@ -423,15 +422,16 @@ pub async fn change_password(
         auth::verify_password(&current_password, Some(&stored))
     })
     .await
-    .map_err(|e| ApiError::Internal(e.into()))?;
+    .map_err(|e| ServiceError::Internal(e.into()))?;
     if !verified {
-        return Err(ApiError::Forbidden(
+        return Err(ServiceError::Forbidden(
             "the current password is wrong; the password was not changed".into(),
         ));
     }
     let version =
         set_password_hash(db, id.clone(), new_password, Some(user.password_hash), now).await?;
-    keys.issue(&id, version, now).map_err(ApiError::Internal)
+    keys.issue(&id, version, now)
+        .map_err(ServiceError::Internal)
 }
 
 /// An operator's password reset from the command line.
@@ -440,7 +440,7 @@ pub async fn reset_password(
     username: String,
     new_password: String,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     validate_password(&new_password, "password")?;
     let user = by_username(db, username).await?;
     set_password_hash(db, user.id, new_password, None, now).await?;

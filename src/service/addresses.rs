@@ -9,12 +9,12 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 
 use super::accounts::{self, check_unique, key};
+use super::error::ServiceError;
 use super::notifications::{self, Notifier, Settings};
 use crate::clock;
 use crate::db::models::User;
 use crate::db::schema::users;
 use crate::db::{Database, DbConn};
-use crate::error::ApiError;
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
 
@@ -23,8 +23,8 @@ pub const CONFIRM_PATH: &str = "/confirm-email";
 pub const RESET_PATH: &str = "/reset-password";
 pub const UNSUBSCRIBE_PATH: &str = "/unsubscribe";
 
-fn invalid_link(what: &str) -> ApiError {
-    ApiError::validation(
+fn invalid_link(what: &str) -> ServiceError {
+    ServiceError::invalid(
         "token",
         format!("this {what} link is invalid, expired or already used; ask for a new one"),
     )
@@ -36,7 +36,7 @@ pub fn send_confirmation(
     notifier: &Notifier,
     user: &User,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let url = notifier.link(
         LinkPurpose::VerifyEmail,
         CONFIRM_PATH,
@@ -62,7 +62,7 @@ pub async fn resend_confirmation(
     notifier: &Notifier,
     user_id: String,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let notifier = notifier.clone();
     db.write(move |conn| {
         let user: User = users::table
@@ -83,7 +83,7 @@ pub async fn confirm(
     links: &LinkSigner,
     token: String,
     now: DateTime<Utc>,
-) -> Result<User, ApiError> {
+) -> Result<User, ServiceError> {
     let claims = links
         .verify(LinkPurpose::VerifyEmail, &token, now)
         .ok_or_else(|| invalid_link("confirmation"))?;
@@ -124,7 +124,7 @@ pub async fn request_password_reset(
     notifier: &Notifier,
     email: String,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let notifier = notifier.clone();
     db.write(move |conn| {
         let user: Option<User> = users::table
@@ -164,7 +164,7 @@ pub async fn reset_password(
     token: String,
     new_password: String,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     accounts::validate_password(&new_password, "new_password")?;
     let claims = links
         .verify(LinkPurpose::PasswordReset, &token, now)
@@ -179,7 +179,7 @@ pub async fn reset_password(
         .await
         .map_err(|e| match e {
             // The password changed meanwhile, through this link or another way.
-            ApiError::Conflict { .. } => invalid_link("password reset"),
+            ServiceError::Conflict { .. } => invalid_link("password reset"),
             other => other,
         })?;
     Ok(())
@@ -191,7 +191,7 @@ pub async fn unsubscribe(
     links: &LinkSigner,
     token: String,
     now: DateTime<Utc>,
-) -> Result<String, ApiError> {
+) -> Result<String, ServiceError> {
     let claims = links
         .verify(LinkPurpose::Unsubscribe, &token, now)
         .ok_or_else(|| invalid_link("unsubscribe"))?;

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde_json::Value;
 
+use super::error::{Conflict, ServiceError};
 use super::games::{self, ClockSetup, GameDetails};
 use super::notifications::{self, Notifier};
 use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
@@ -13,7 +14,6 @@ use crate::clock::TimeControl;
 use crate::db::models::{Challenge, status};
 use crate::db::schema::challenges;
 use crate::db::{Database, DbConn};
-use crate::error::ApiError;
 use crate::mail;
 use crate::rules::GameKind;
 
@@ -57,10 +57,10 @@ pub struct NewChallenge {
 
 impl NewChallenge {
     /// The time control asked for, validated.
-    fn clock(&self) -> Result<ClockSetup, ApiError> {
+    fn clock(&self) -> Result<ClockSetup, ServiceError> {
         let control = match (self.days_per_move, self.time_control) {
             (Some(_), Some(_)) => {
-                return Err(ApiError::validation(
+                return Err(ServiceError::invalid(
                     "days_per_move",
                     "send either days_per_move or time_control, not both",
                 ));
@@ -76,10 +76,10 @@ impl NewChallenge {
             } else {
                 "time_control"
             };
-            ApiError::validation(field, message)
+            ServiceError::invalid(field, message)
         })?;
         if self.weekend_pause && control == TimeControl::None {
-            return Err(ApiError::validation(
+            return Err(ServiceError::invalid(
                 "weekend_pause",
                 "weekend_pause needs a clock: choose days_per_move or a time_control",
             ));
@@ -114,11 +114,11 @@ pub enum Direction {
     Open,
 }
 
-fn not_found(id: &str) -> ApiError {
-    ApiError::NotFound(format!("there is no challenge with id `{id}`"))
+fn not_found(id: &str) -> ServiceError {
+    ServiceError::NotFound(format!("there is no challenge with id `{id}`"))
 }
 
-fn find(conn: &mut DbConn, id: &str) -> Result<Challenge, ApiError> {
+fn find(conn: &mut DbConn, id: &str) -> Result<Challenge, ServiceError> {
     challenges::table
         .find(id)
         .select(Challenge::as_select())
@@ -127,7 +127,10 @@ fn find(conn: &mut DbConn, id: &str) -> Result<Challenge, ApiError> {
         .ok_or_else(|| not_found(id))
 }
 
-fn with_names(conn: &mut DbConn, rows: Vec<Challenge>) -> Result<Vec<ChallengeDetails>, ApiError> {
+fn with_names(
+    conn: &mut DbConn,
+    rows: Vec<Challenge>,
+) -> Result<Vec<ChallengeDetails>, ServiceError> {
     let ids: Vec<&str> = rows
         .iter()
         .flat_map(|c| std::iter::once(c.challenger_id.as_str()).chain(c.opponent_id.as_deref()))
@@ -148,7 +151,10 @@ fn with_names(conn: &mut DbConn, rows: Vec<Challenge>) -> Result<Vec<ChallengeDe
         .collect()
 }
 
-fn one_with_names(conn: &mut DbConn, challenge: Challenge) -> Result<ChallengeDetails, ApiError> {
+fn one_with_names(
+    conn: &mut DbConn,
+    challenge: Challenge,
+) -> Result<ChallengeDetails, ServiceError> {
     Ok(with_names(conn, vec![challenge])?.remove(0))
 }
 
@@ -158,30 +164,30 @@ pub async fn create(
     user: AuthUser,
     new: NewChallenge,
     now: DateTime<Utc>,
-) -> Result<ChallengeDetails, ApiError> {
+) -> Result<ChallengeDetails, ServiceError> {
     let notifier = notifier.clone();
     let kind: GameKind = new.game.parse().map_err(|e: crate::rules::UnknownGame| {
-        ApiError::validation("game", format!("{e}; see GET /api/v1/games/kinds"))
+        ServiceError::invalid("game", format!("{e}; see GET /api/v1/games/kinds"))
     })?;
     let engine = kind.engine().ok_or_else(|| {
-        ApiError::validation(
+        ServiceError::invalid(
             "game",
             format!("{kind} cannot be played on this server yet; see GET /api/v1/games/kinds"),
         )
     })?;
     let options = engine
         .normalize_options(&new.options)
-        .map_err(|e| ApiError::validation("options", e.to_string()))?;
+        .map_err(|e| ServiceError::invalid("options", e.to_string()))?;
     let clock = new.clock()?;
     db.write(move |conn| {
         let opponent = match &new.opponent {
             None => None,
             Some(name) => {
                 let opponent = accounts::find_by_username(conn, name)?.ok_or_else(|| {
-                    ApiError::validation("opponent", format!("there is no user called `{name}`"))
+                    ServiceError::invalid("opponent", format!("there is no user called `{name}`"))
                 })?;
                 if opponent.id == user.id {
-                    return Err(ApiError::validation(
+                    return Err(ServiceError::invalid(
                         "opponent",
                         "you cannot challenge yourself",
                     ));
@@ -250,7 +256,11 @@ fn describe_clock(clock: &ClockSetup) -> String {
 }
 
 /// A challenge is visible to its two parties, and to everyone while it is open.
-pub async fn get(db: &Database, id: String, user: AuthUser) -> Result<ChallengeDetails, ApiError> {
+pub async fn get(
+    db: &Database,
+    id: String,
+    user: AuthUser,
+) -> Result<ChallengeDetails, ServiceError> {
     db.read(move |conn| {
         let challenge = find(conn, &id)?;
         let party = challenge.challenger_id == user.id
@@ -268,7 +278,7 @@ pub async fn list(
     user: AuthUser,
     direction: Direction,
     page: PageRequest,
-) -> Result<Page<ChallengeDetails>, ApiError> {
+) -> Result<Page<ChallengeDetails>, ServiceError> {
     db.read(move |conn| {
         let query = || {
             let pending = challenges::table
@@ -301,10 +311,9 @@ pub async fn list(
     .await
 }
 
-fn not_pending(challenge: &Challenge) -> ApiError {
-    ApiError::conflict(
-        "challenge-not-pending",
-        "The challenge is no longer pending",
+fn not_pending(challenge: &Challenge) -> ServiceError {
+    ServiceError::conflict(
+        Conflict::ChallengeNotPending,
         format!("this challenge has already been {}", challenge.status),
     )
 }
@@ -317,7 +326,7 @@ fn close(
     opponent_id: Option<&str>,
     game_id: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let updated = diesel::update(
         challenges::table
             .filter(challenges::id.eq(&challenge.id))
@@ -331,9 +340,8 @@ fn close(
     ))
     .execute(conn)?;
     if updated == 0 {
-        return Err(ApiError::conflict(
-            "challenge-not-pending",
-            "The challenge is no longer pending",
+        return Err(ServiceError::conflict(
+            Conflict::ChallengeNotPending,
             "someone else answered this challenge at the same moment",
         ));
     }
@@ -347,13 +355,13 @@ pub async fn accept(
     id: String,
     user: AuthUser,
     now: DateTime<Utc>,
-) -> Result<GameDetails, ApiError> {
+) -> Result<GameDetails, ServiceError> {
     let coin: bool = rand::random();
     let notifier = notifier.clone();
     db.write(move |conn| {
         let challenge = find(conn, &id)?;
         if challenge.challenger_id == user.id {
-            return Err(ApiError::Forbidden(
+            return Err(ServiceError::Forbidden(
                 "you cannot accept your own challenge; cancel it instead".into(),
             ));
         }
@@ -376,9 +384,9 @@ pub async fn accept(
         let kind: GameKind = challenge
             .game_kind
             .parse()
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
-        let options: Value =
-            serde_json::from_str(&challenge.options).map_err(|e| ApiError::Internal(e.into()))?;
+            .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
+        let options: Value = serde_json::from_str(&challenge.options)
+            .map_err(|e| ServiceError::Internal(e.into()))?;
         let game = games::create(
             conn,
             kind,
@@ -424,7 +432,7 @@ pub async fn decline(
     id: String,
     user: AuthUser,
     now: DateTime<Utc>,
-) -> Result<ChallengeDetails, ApiError> {
+) -> Result<ChallengeDetails, ServiceError> {
     answer(db, id, user, now, false).await
 }
 
@@ -434,7 +442,7 @@ pub async fn cancel(
     id: String,
     user: AuthUser,
     now: DateTime<Utc>,
-) -> Result<ChallengeDetails, ApiError> {
+) -> Result<ChallengeDetails, ServiceError> {
     answer(db, id, user, now, true).await
 }
 
@@ -444,7 +452,7 @@ async fn answer(
     user: AuthUser,
     now: DateTime<Utc>,
     as_challenger: bool,
-) -> Result<ChallengeDetails, ApiError> {
+) -> Result<ChallengeDetails, ServiceError> {
     db.write(move |conn| {
         let mut challenge = find(conn, &id)?;
         let is_challenger = challenge.challenger_id == user.id;
@@ -454,14 +462,14 @@ async fn answer(
         }
         let new_status = if as_challenger {
             if !is_challenger {
-                return Err(ApiError::Forbidden(
+                return Err(ServiceError::Forbidden(
                     "only the player who made a challenge can cancel it".into(),
                 ));
             }
             status::CANCELLED
         } else {
             if !is_opponent {
-                return Err(ApiError::Forbidden(if is_challenger {
+                return Err(ServiceError::Forbidden(if is_challenger {
                     "you cannot decline your own challenge; cancel it instead".into()
                 } else {
                     "only the challenged player can decline a challenge; an open challenge is simply left alone".into()

@@ -6,12 +6,12 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde_json::Value;
 
+use super::error::ServiceError;
 use super::games::player_of;
 use crate::db::DbConn;
 use crate::db::models::{Game, Move, Roll};
 use crate::db::schema::{moves, rolls};
 use crate::dice::Seed;
-use crate::error::ApiError;
 use crate::rules::{Analysis, Engine, Side};
 
 /// How many rolls and forced passes may follow one move before the server stops and waits;
@@ -32,12 +32,12 @@ pub(super) struct Chance {
 pub(super) type Autoplay = [bool; 2];
 
 impl Chance {
-    fn seed(game: &Game) -> Result<Seed, ApiError> {
+    fn seed(game: &Game) -> Result<Seed, ServiceError> {
         game.dice_seed
             .as_deref()
             .and_then(Seed::from_hex)
             .ok_or_else(|| {
-                ApiError::Internal(anyhow::anyhow!(
+                ServiceError::Internal(anyhow::anyhow!(
                     "game {} needs dice but has no seed",
                     game.id
                 ))
@@ -51,7 +51,7 @@ impl Chance {
         side: Side,
         purpose: &str,
         now: NaiveDateTime,
-    ) -> Result<Vec<u8>, ApiError> {
+    ) -> Result<Vec<u8>, ServiceError> {
         let first = game.dice_used + 1;
         let dice = Self::seed(game)?.dice(first as u64, count);
         game.dice_used += count as i32;
@@ -73,14 +73,14 @@ impl Chance {
         &mut self,
         game: &mut Game,
         now: NaiveDateTime,
-    ) -> Result<(u8, u8), ApiError> {
+    ) -> Result<(u8, u8), ServiceError> {
         for _ in 0..MAX_CHANCE_STEPS {
             let dice = self.roll(game, 2, Side::White, "opening", now)?;
             if dice[0] != dice[1] {
                 return Ok((dice[0], dice[1]));
             }
         }
-        Err(ApiError::Internal(anyhow::anyhow!(
+        Err(ServiceError::Internal(anyhow::anyhow!(
             "the opening roll never settled"
         )))
     }
@@ -95,7 +95,7 @@ impl Chance {
         mut analysis: Analysis,
         autoplay: Autoplay,
         now: NaiveDateTime,
-    ) -> Result<Analysis, ApiError> {
+    ) -> Result<Analysis, ServiceError> {
         for _ in 0..MAX_CHANCE_STEPS {
             if analysis.outcome.is_some() {
                 break;
@@ -104,7 +104,9 @@ impl Chance {
                 let dice = self.roll(game, count, analysis.side_to_move, "turn", now)?;
                 analysis = engine
                     .apply_roll(&analysis.position, options, &dice)
-                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot apply a roll: {e}")))?;
+                    .map_err(|e| {
+                        ServiceError::Internal(anyhow::anyhow!("cannot apply a roll: {e}"))
+                    })?;
                 game.position = analysis.position.clone();
                 continue;
             }
@@ -117,7 +119,7 @@ impl Chance {
             }
             let legal = engine
                 .legal_moves(&analysis.position, options)
-                .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
+                .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
             let forced = match legal.as_slice() {
                 [only] if LOST_TURNS.contains(&only.as_str()) || autoplay[side.index()] => only,
                 _ => break,
@@ -125,7 +127,9 @@ impl Chance {
             let played = engine
                 .play(&analysis.position, options, forced)
                 .map_err(|e| {
-                    ApiError::Internal(anyhow::anyhow!("cannot play the forced `{forced}`: {e:?}"))
+                    ServiceError::Internal(anyhow::anyhow!(
+                        "cannot play the forced `{forced}`: {e:?}"
+                    ))
                 })?;
             game.ply += 1;
             game.position = played.after.position.clone();
@@ -159,7 +163,7 @@ impl Chance {
             .map(|mv| &mv.notation)
     }
 
-    pub(super) fn store(&self, conn: &mut DbConn) -> Result<(), ApiError> {
+    pub(super) fn store(&self, conn: &mut DbConn) -> Result<(), ServiceError> {
         // One row at a time: multi-row inserts are not portable across the two backends.
         for roll in &self.rolls {
             diesel::insert_into(rolls::table)

@@ -11,11 +11,11 @@ use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
 use diesel::prelude::*;
 
+use super::error::ServiceError;
 use crate::clock::{self, Counting, Pause, TimeControl, TimedOut};
 use crate::db::DbConn;
 use crate::db::models::{Game, Vacation};
 use crate::db::schema::{reminders_sent, users, vacations};
-use crate::error::ApiError;
 use crate::rules::Side;
 
 use super::notifications;
@@ -47,7 +47,7 @@ fn counting_for(
     game: &Game,
     user_id: &str,
     since: NaiveDateTime,
-) -> Result<(Counting, Vec<Pause>), ApiError> {
+) -> Result<(Counting, Vec<Pause>), ServiceError> {
     let zone: String = users::table
         .find(user_id)
         .select(users::time_zone)
@@ -90,7 +90,7 @@ fn set_bank(game: &mut Game, side: Side, seconds: i32) {
 }
 
 /// Sets up the clocks of a new game; call once the player to move is known.
-pub fn start(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(), ApiError> {
+pub fn start(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(), ServiceError> {
     let control = control_of(game);
     if let Some([white, black]) = clock::start_clocks(&control) {
         game.clock_white = Some(seconds(white));
@@ -100,19 +100,23 @@ pub fn start(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(
 }
 
 /// Starts the clock of the player to move (none when the game is over or has no clock).
-pub fn start_turn(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(), ApiError> {
+pub fn start_turn(
+    conn: &mut DbConn,
+    game: &mut Game,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
     game.turn_started_at = Some(now.naive_utc());
     refresh_deadline(conn, game)
 }
 
 /// Recomputes the stored deadline of the turn in progress, and when its next reminder is due.
-pub fn refresh_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiError> {
+pub fn refresh_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ServiceError> {
     compute_deadline(conn, game)?;
     game.next_reminder_at = next_reminder(conn, game)?;
     Ok(())
 }
 
-fn compute_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiError> {
+fn compute_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ServiceError> {
     game.deadline_at = None;
     let control = control_of(game);
     let (Some(to_move), Some(started)) = (game.to_move_id.clone(), game.turn_started_at) else {
@@ -136,7 +140,10 @@ fn compute_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ApiError> 
 /// When the earliest reminder of the turn in progress that is still to send falls due: among the
 /// player's reminder points, those not sent yet for this turn and not already behind when the
 /// turn began (a reminder then would only repeat the turn mail).
-pub fn next_reminder(conn: &mut DbConn, game: &Game) -> Result<Option<NaiveDateTime>, ApiError> {
+pub fn next_reminder(
+    conn: &mut DbConn,
+    game: &Game,
+) -> Result<Option<NaiveDateTime>, ServiceError> {
     let (Some(deadline), Some(to_move), Some(started)) =
         (game.deadline_at, &game.to_move_id, game.turn_started_at)
     else {
@@ -168,7 +175,7 @@ pub fn end_turn(
     game: &mut Game,
     mover: Side,
     now: DateTime<Utc>,
-) -> Result<Result<(), TimedOut>, ApiError> {
+) -> Result<Result<(), TimedOut>, ServiceError> {
     let control = control_of(game);
     let Some(started) = game.turn_started_at else {
         return Ok(Ok(()));

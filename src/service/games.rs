@@ -10,6 +10,7 @@ use diesel::prelude::*;
 use serde_json::Value;
 
 use super::chance::{Autoplay, Chance};
+use super::error::{Conflict, Refusal, ServiceError, Unauthenticated};
 use super::notifications::{self, GameForMail, Notifier};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
@@ -18,7 +19,6 @@ use crate::db::models::{Game, Move, Roll, status};
 use crate::db::schema::{games, moves, rolls, users};
 use crate::db::{Database, DbConn};
 use crate::dice::Seed;
-use crate::error::ApiError;
 use crate::rules::{Analysis, Engine, GameKind, MoveError, OptionsError, Outcome, PlayError, Side};
 
 /// A game with the names of its players.
@@ -30,7 +30,7 @@ pub struct GameDetails {
 }
 
 impl GameDetails {
-    pub fn engine(&self) -> Result<&'static dyn Engine, ApiError> {
+    pub fn engine(&self) -> Result<&'static dyn Engine, ServiceError> {
         engine_of(&self.game)
     }
 
@@ -71,13 +71,13 @@ pub struct ClockSetup {
     pub weekend_pause: bool,
 }
 
-pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ApiError> {
+pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ServiceError> {
     game.game_kind
         .parse::<GameKind>()
         .ok()
         .and_then(GameKind::engine)
         .ok_or_else(|| {
-            ApiError::Internal(anyhow::anyhow!(
+            ServiceError::Internal(anyhow::anyhow!(
                 "game {} is of kind `{}`, which this server cannot play",
                 game.id,
                 game.game_kind
@@ -106,11 +106,11 @@ pub(super) fn player_of(game: &Game, side: Side) -> &str {
     }
 }
 
-fn not_found(id: &str) -> ApiError {
-    ApiError::NotFound(format!("there is no game with id `{id}`"))
+fn not_found(id: &str) -> ServiceError {
+    ServiceError::NotFound(format!("there is no game with id `{id}`"))
 }
 
-fn find(conn: &mut DbConn, id: &str) -> Result<Game, ApiError> {
+fn find(conn: &mut DbConn, id: &str) -> Result<Game, ServiceError> {
     games::table
         .find(id)
         .select(Game::as_select())
@@ -119,7 +119,7 @@ fn find(conn: &mut DbConn, id: &str) -> Result<Game, ApiError> {
         .ok_or_else(|| not_found(id))
 }
 
-fn details(conn: &mut DbConn, game: Game) -> Result<GameDetails, ApiError> {
+fn details(conn: &mut DbConn, game: Game) -> Result<GameDetails, ServiceError> {
     let refs = user_refs(conn, &[&game.white_id, &game.black_id])?;
     Ok(GameDetails {
         white: user_ref(&refs, &game.white_id)?,
@@ -137,13 +137,13 @@ pub fn create(
     black_id: &str,
     clock: ClockSetup,
     now: DateTime<Utc>,
-) -> Result<Game, ApiError> {
+) -> Result<Game, ServiceError> {
     let utc_now = now;
     let now = now.naive_utc();
     let engine = kind
         .engine()
-        .ok_or_else(|| ApiError::validation("game", format!("{kind} cannot be played yet")))?;
-    let bad_options = |e: OptionsError| ApiError::validation("options", e.to_string());
+        .ok_or_else(|| ServiceError::invalid("game", format!("{kind} cannot be played yet")))?;
+    let bad_options = |e: OptionsError| ServiceError::invalid("options", e.to_string());
     let position = engine.start_position(options).map_err(bad_options)?;
     let analysis = analyse(engine, &position, options)?;
     let uses_dice = engine.opening_roll() || analysis.roll_due.is_some();
@@ -203,7 +203,7 @@ pub fn create(
 }
 
 /// The players' `play_forced_moves` settings, by side.
-fn autoplay_of(conn: &mut DbConn, game: &Game) -> Result<Autoplay, ApiError> {
+fn autoplay_of(conn: &mut DbConn, game: &Game) -> Result<Autoplay, ServiceError> {
     let settings: Vec<(String, i32)> = users::table
         .filter(users::id.eq_any([&game.white_id, &game.black_id]))
         .select((users::id, users::play_forced_moves))
@@ -212,10 +212,10 @@ fn autoplay_of(conn: &mut DbConn, game: &Game) -> Result<Autoplay, ApiError> {
     Ok([of(&game.white_id), of(&game.black_id)])
 }
 
-fn analyse(engine: &dyn Engine, position: &str, options: &Value) -> Result<Analysis, ApiError> {
-    engine
-        .analyse(position, options)
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!("unreadable position `{position}`: {e}")))
+fn analyse(engine: &dyn Engine, position: &str, options: &Value) -> Result<Analysis, ServiceError> {
+    engine.analyse(position, options).map_err(|e| {
+        ServiceError::Internal(anyhow::anyhow!("unreadable position `{position}`: {e}"))
+    })
 }
 
 /// After a move or at the start: whose turn it is, or how the game ended.
@@ -226,7 +226,7 @@ fn set_turn_or_finish(game: &mut Game, analysis: &Analysis, now: NaiveDateTime) 
     }
 }
 
-pub async fn get(db: &Database, id: String) -> Result<GameDetails, ApiError> {
+pub async fn get(db: &Database, id: String) -> Result<GameDetails, ServiceError> {
     db.read(move |conn| {
         let game = find(conn, &id)?;
         details(conn, game)
@@ -240,7 +240,7 @@ pub async fn list_mine(
     user_id: String,
     filter: StatusFilter,
     page: PageRequest,
-) -> Result<Page<GameDetails>, ApiError> {
+) -> Result<Page<GameDetails>, ServiceError> {
     db.read(move |conn| {
         let mine = || {
             let mut query = games::table
@@ -284,7 +284,7 @@ pub async fn list_mine(
                     game,
                 })
             })
-            .collect::<Result<_, ApiError>>()?;
+            .collect::<Result<_, ServiceError>>()?;
         Ok(Page {
             items,
             page: page.page,
@@ -296,7 +296,7 @@ pub async fn list_mine(
 }
 
 /// The whole history of a game, oldest first.
-pub async fn history(db: &Database, id: String) -> Result<(GameDetails, Vec<Move>), ApiError> {
+pub async fn history(db: &Database, id: String) -> Result<(GameDetails, Vec<Move>), ServiceError> {
     db.read(move |conn| {
         let game = find(conn, &id)?;
         let history = moves::table
@@ -325,7 +325,7 @@ pub async fn play(
     caller: Caller,
     request: MoveRequest,
     now: DateTime<Utc>,
-) -> Result<PlayedMove, ApiError> {
+) -> Result<PlayedMove, ServiceError> {
     let notifier = notifier.clone();
     let answer = write_game(db, move |conn| {
         play_in_transaction(conn, &notifier, &game_id, &caller, &request, now)
@@ -333,9 +333,8 @@ pub async fn play(
     .await?;
     match answer {
         MoveAnswer::Played(played) => Ok(*played),
-        MoveAnswer::FlagFell { deadline } => Err(ApiError::conflict(
-            "game-over",
-            "The game is over",
+        MoveAnswer::FlagFell { deadline } => Err(ServiceError::conflict(
+            Conflict::GameOver,
             format!(
                 "your time ran out at {}; the game is lost on time",
                 deadline
@@ -366,7 +365,7 @@ type PlayerRow = (String, String, i32, i32);
 fn find_with_players(
     conn: &mut DbConn,
     id: &str,
-) -> Result<(Game, PlayerRow, PlayerRow), ApiError> {
+) -> Result<(Game, PlayerRow, PlayerRow), ServiceError> {
     games::table
         .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
         .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
@@ -391,20 +390,18 @@ fn find_with_players(
         .ok_or_else(|| not_found(id))
 }
 
-const RACE: &str = "concurrent-update";
-
 /// Runs a transaction that changes a game, and runs it once more if a concurrent request changed
 /// the game between its read and its conditional write (possible on PostgreSQL; SQLite's single
 /// writer rules it out). The second run reads the new state, so its caller gets the true answer:
 /// not your turn, the game is over, their own move replayed, or the action applied after the
 /// other request.
-async fn write_game<T, F>(db: &Database, transaction: F) -> Result<T, ApiError>
+async fn write_game<T, F>(db: &Database, transaction: F) -> Result<T, ServiceError>
 where
-    F: Fn(&mut DbConn) -> Result<T, ApiError> + Clone + Send + 'static,
+    F: Fn(&mut DbConn) -> Result<T, ServiceError> + Clone + Send + 'static,
     T: Send + 'static,
 {
     match db.write(transaction.clone()).await {
-        Err(ApiError::Conflict { slug: RACE, .. }) => db.write(transaction).await,
+        Err(e) if e.is_race() => db.write(transaction).await,
         other => other,
     }
 }
@@ -416,7 +413,7 @@ fn play_in_transaction(
     caller: &Caller,
     request: &MoveRequest,
     now: DateTime<Utc>,
-) -> Result<MoveAnswer, ApiError> {
+) -> Result<MoveAnswer, ServiceError> {
     let (mut game, white, black) = find_with_players(conn, game_id)?;
     let side = side_of(&game, &caller.id);
     // The caller's token was only checked for its signature and expiry; the session is confirmed
@@ -431,10 +428,10 @@ fn play_in_transaction(
             .optional()?,
     };
     if session_version != Some(caller.session_version) {
-        return Err(ApiError::Unauthorized(crate::auth::INVALID_TOKEN));
+        return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
     }
     let Some(side) = side else {
-        return Err(ApiError::Forbidden(
+        return Err(ServiceError::Forbidden(
             "you are not a player in this game; only its two players can move".into(),
         ));
     };
@@ -464,28 +461,28 @@ fn play_in_transaction(
         })));
     }
     if game.status != status::ACTIVE {
-        return Err(ApiError::conflict(
-            "game-over",
-            "The game is over",
+        return Err(ServiceError::conflict(
+            Conflict::GameOver,
             "this game has ended; no more moves can be played",
         ));
     }
     if !ply_matches {
-        return Err(ApiError::conflict(
-            "ply-mismatch",
-            "The game has moved on",
+        return Err(ServiceError::conflict(
+            Conflict::PlyMismatch {
+                current_ply: game.ply,
+            },
             format!(
                 "you sent ply {}, but the game is at ply {}; reload the game and decide again",
                 request.ply.unwrap_or_default(),
                 game.ply
             ),
-        )
-        .with("current_ply", game.ply));
+        ));
     }
     if !my_turn {
-        return Err(ApiError::conflict(
-            "not-your-turn",
-            "Not your turn",
+        return Err(ServiceError::conflict(
+            Conflict::NotYourTurn {
+                to_move: side.opponent(),
+            },
             format!("it is {}'s turn; wait for their move", side.opponent()),
         ));
     }
@@ -583,7 +580,7 @@ pub(super) fn lose_on_time(
     game: &mut Game,
     names: [&str; 2],
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let Some(loser_id) = game.to_move_id.clone() else {
         return Ok(());
     };
@@ -622,7 +619,7 @@ fn replay_of(
     engine: &dyn Engine,
     options: &Value,
     request: &MoveRequest,
-) -> Result<Option<Move>, ApiError> {
+) -> Result<Option<Move>, ServiceError> {
     if game.ply == 0 || request.ply.is_some_and(|ply| ply != game.ply - 1) {
         return Ok(None);
     }
@@ -648,7 +645,7 @@ fn replay_of(
         Some(position) => position,
         None => engine
             .start_position(options)
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?,
+            .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?,
     };
     let same = engine
         .play(&before, options, &request.text)
@@ -662,39 +659,33 @@ pub fn move_error(
     engine: &dyn Engine,
     position: &str,
     options: &Value,
-) -> ApiError {
+) -> ServiceError {
     let legal = || engine.legal_moves(position, options).unwrap_or_default();
     match error {
-        PlayError::Position(e) => ApiError::Internal(anyhow::anyhow!(
+        PlayError::Position(e) => ServiceError::Internal(anyhow::anyhow!(
             "stored position `{position}` is unreadable: {e}"
         )),
-        PlayError::Move(MoveError::Syntax { message }) => ApiError::Rules {
-            slug: "invalid-move-syntax",
-            title: "The move could not be read",
+        PlayError::Move(MoveError::Syntax { message }) => ServiceError::Refused {
+            refusal: Refusal::Syntax {
+                legal_moves: legal(),
+            },
             detail: message,
-            extra: Default::default(),
-        }
-        .with("legal_moves", legal()),
-        PlayError::Move(MoveError::Illegal { message }) => ApiError::Rules {
-            slug: "illegal-move",
-            title: "Illegal move",
+        },
+        PlayError::Move(MoveError::Illegal { message }) => ServiceError::Refused {
+            refusal: Refusal::Illegal {
+                legal_moves: legal(),
+            },
             detail: message,
-            extra: Default::default(),
-        }
-        .with("legal_moves", legal()),
-        PlayError::Move(MoveError::Ambiguous { candidates }) => ApiError::Rules {
-            slug: "ambiguous-move",
-            title: "Ambiguous move",
+        },
+        PlayError::Move(MoveError::Ambiguous { candidates }) => ServiceError::Refused {
             detail: MoveError::Ambiguous {
                 candidates: candidates.clone(),
             }
             .to_string(),
-            extra: Default::default(),
-        }
-        .with("candidates", candidates),
-        PlayError::Move(MoveError::GameOver) => ApiError::conflict(
-            "game-over",
-            "The game is over",
+            refusal: Refusal::Ambiguous { candidates },
+        },
+        PlayError::Move(MoveError::GameOver) => ServiceError::conflict(
+            Conflict::GameOver,
             "the position is finished; no more moves can be played",
         ),
     }
@@ -729,7 +720,7 @@ fn finish_on_board(game: &mut Game, outcome: &Outcome, now: NaiveDateTime) {
 
 /// Writes a game's new state, on condition that it is still active and at the ply it was read
 /// at: of two requests that raced on the same game, the second changes nothing and learns so.
-fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
+fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ServiceError> {
     let updated = diesel::update(
         games::table
             .filter(games::id.eq(&game.id))
@@ -756,9 +747,8 @@ fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
     ))
     .execute(conn)?;
     if updated == 0 {
-        return Err(ApiError::conflict(
-            RACE,
-            "Concurrent update",
+        return Err(ServiceError::conflict(
+            Conflict::ConcurrentUpdate,
             "the game changed at the same moment; reload it and try again",
         ));
     }
@@ -766,14 +756,17 @@ fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ApiError> {
 }
 
 /// Reads an active game the caller plays in, for an action off the board.
-fn my_active_game(conn: &mut DbConn, id: &str, user: &AuthUser) -> Result<(Game, Side), ApiError> {
+fn my_active_game(
+    conn: &mut DbConn,
+    id: &str,
+    user: &AuthUser,
+) -> Result<(Game, Side), ServiceError> {
     let game = find(conn, id)?;
     let side = side_of(&game, &user.id)
-        .ok_or_else(|| ApiError::Forbidden("you are not a player in this game".into()))?;
+        .ok_or_else(|| ServiceError::Forbidden("you are not a player in this game".into()))?;
     if game.status != status::ACTIVE {
-        return Err(ApiError::conflict(
-            "game-over",
-            "The game is over",
+        return Err(ServiceError::conflict(
+            Conflict::GameOver,
             "this game has already ended",
         ));
     }
@@ -786,7 +779,7 @@ pub async fn resign(
     id: String,
     user: AuthUser,
     now: DateTime<Utc>,
-) -> Result<GameDetails, ApiError> {
+) -> Result<GameDetails, ServiceError> {
     let notifier = notifier.clone();
     write_game(db, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
@@ -818,7 +811,7 @@ fn tell_opponent(
     actor: Side,
     now: DateTime<Utc>,
     what: impl Fn(&GameForMail<'_>, &notifications::Recipient) -> crate::mail::Notification,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let mail = GameForMail {
         game: &details.game,
         notifier,
@@ -845,14 +838,13 @@ pub async fn draw(
     user: AuthUser,
     action: DrawAction,
     now: DateTime<Utc>,
-) -> Result<GameDetails, ApiError> {
+) -> Result<GameDetails, ServiceError> {
     let notifier = notifier.clone();
     write_game(db, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         if !engine_of(&game)?.can_draw() {
-            return Err(ApiError::conflict(
-                "draw-not-possible",
-                "No draws in this game",
+            return Err(ServiceError::conflict(
+                Conflict::DrawNotPossible,
                 format!("{} cannot end in a draw", engine_of(&game)?.name()),
             ));
         }
@@ -867,9 +859,8 @@ pub async fn draw(
                 game.next_reminder_at = None;
             }
             (DrawAction::Offer, Some(_)) => {
-                return Err(ApiError::conflict(
-                    "draw-already-offered",
-                    "Draw already offered",
+                return Err(ServiceError::conflict(
+                    Conflict::DrawAlreadyOffered,
                     "you have already offered a draw; wait for your opponent's answer",
                 ));
             }
@@ -882,9 +873,8 @@ pub async fn draw(
                 game.updated_at = naive_now;
             }
             (DrawAction::Accept | DrawAction::Decline, _) => {
-                return Err(ApiError::conflict(
-                    "no-draw-offer",
-                    "No draw offer",
+                return Err(ServiceError::conflict(
+                    Conflict::NoDrawOffer,
                     "your opponent has not offered a draw",
                 ));
             }
@@ -906,11 +896,11 @@ pub async fn draw(
 }
 
 /// A dice game's commitment, its rolls so far, and its seed once it is over.
-pub async fn dice(db: &Database, id: String) -> Result<(Game, Vec<Roll>), ApiError> {
+pub async fn dice(db: &Database, id: String) -> Result<(Game, Vec<Roll>), ServiceError> {
     db.read(move |conn| {
         let game = find(conn, &id)?;
         if game.dice_commitment.is_none() {
-            return Err(ApiError::NotFound(format!(
+            return Err(ServiceError::NotFound(format!(
                 "game `{id}` is a game of {}, which uses no dice",
                 game.game_kind
             )));

@@ -1,12 +1,13 @@
 //! The server's use cases. Each public function is one thing a client can ask for: it takes
 //! already-parsed input and the current time, runs its queries in as few transactions as it
-//! can, and answers with stored rows or an [`ApiError`](crate::error::ApiError).
+//! can, and answers with stored rows or an [`ServiceError`](ServiceError).
 
 pub mod accounts;
 pub mod addresses;
 pub mod challenges;
 mod chance;
 pub mod clocks;
+pub mod error;
 pub mod games;
 pub mod notifications;
 pub mod outbox;
@@ -14,6 +15,7 @@ pub mod records;
 pub mod scheduler;
 pub mod vacations;
 
+use self::error::ServiceError;
 use chrono::{DateTime, Utc};
 use diesel::prelude::*;
 use serde::Serialize;
@@ -54,11 +56,11 @@ pub fn user_refs(conn: &mut DbConn, ids: &[&str]) -> QueryResult<Vec<UserRef>> {
 }
 
 /// Finds one user among loaded ones; a missing row means the database lost a foreign key.
-pub fn user_ref(refs: &[UserRef], id: &str) -> Result<UserRef, crate::error::ApiError> {
+pub fn user_ref(refs: &[UserRef], id: &str) -> Result<UserRef, ServiceError> {
     refs.iter()
         .find(|r| r.id == id)
         .cloned()
-        .ok_or_else(|| crate::error::ApiError::Internal(anyhow::anyhow!("user {id} is missing")))
+        .ok_or_else(|| ServiceError::Internal(anyhow::anyhow!("user {id} is missing")))
 }
 
 /// One page of a listing.

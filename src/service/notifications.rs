@@ -6,12 +6,12 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::error::ServiceError;
 use super::{clocks, games};
 use crate::clock;
 use crate::db::models::{Game, OutboxRow, delivery};
 use crate::db::schema::{outbox, users};
 use crate::db::{Database, DbConn};
-use crate::error::ApiError;
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
 use crate::rules::{EndReason, GameKind, Side};
@@ -80,9 +80,9 @@ impl Settings {
     }
 
     /// Checks what a user asked for; the message names the field.
-    pub fn validate(&self) -> Result<(), ApiError> {
+    pub fn validate(&self) -> Result<(), ServiceError> {
         if self.digest_hour > 23 {
-            return Err(ApiError::validation(
+            return Err(ServiceError::invalid(
                 "digest_hour",
                 format!(
                     "digest_hour is an hour of the day from 0 to 23 in your time zone, not {}",
@@ -91,7 +91,7 @@ impl Settings {
             ));
         }
         clock::validate_reminder_hours(&self.reminder_hours)
-            .map_err(|message| ApiError::validation("reminder_hours", message))?;
+            .map_err(|message| ServiceError::invalid("reminder_hours", message))?;
         Ok(())
     }
 
@@ -126,7 +126,7 @@ impl Settings {
     }
 }
 
-pub async fn get_settings(db: &Database, user_id: String) -> Result<Settings, ApiError> {
+pub async fn get_settings(db: &Database, user_id: String) -> Result<Settings, ServiceError> {
     db.read(move |conn| Ok(recipient(conn, &user_id)?.settings()))
         .await
 }
@@ -137,14 +137,14 @@ pub async fn update_settings(
     user_id: String,
     changes: serde_json::Map<String, serde_json::Value>,
     now: DateTime<Utc>,
-) -> Result<Settings, ApiError> {
+) -> Result<Settings, ServiceError> {
     db.write(move |conn| {
         let current = serde_json::to_value(recipient(conn, &user_id)?.settings())
-            .map_err(|e| ApiError::Internal(e.into()))?;
+            .map_err(|e| ServiceError::Internal(e.into()))?;
         let mut merged = current.as_object().cloned().unwrap_or_default();
         merged.extend(changes);
         let settings: Settings = serde_json::from_value(serde_json::Value::Object(merged))
-            .map_err(|e| ApiError::validation("settings", e.to_string()))?;
+            .map_err(|e| ServiceError::invalid("settings", e.to_string()))?;
         settings.validate()?;
         let settings = Settings {
             reminder_hours: clock::validate_reminder_hours(&settings.reminder_hours)
@@ -163,8 +163,8 @@ pub fn store_settings(
     user_id: &str,
     settings: &Settings,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    let json = serde_json::to_string(settings).map_err(|e| ApiError::Internal(e.into()))?;
+) -> Result<(), ServiceError> {
+    let json = serde_json::to_string(settings).map_err(|e| ServiceError::Internal(e.into()))?;
     diesel::update(users::table.find(user_id))
         .set(users::notification_settings.eq(json))
         .execute(conn)?;
@@ -178,7 +178,7 @@ pub fn reschedule_digest(
     conn: &mut DbConn,
     user_id: &str,
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), ServiceError> {
     let to = recipient(conn, user_id)?;
     let settings = to.settings();
     let next = (settings.turn_delivery == TurnDelivery::Digest)
@@ -261,7 +261,7 @@ impl Recipient {
     }
 }
 
-pub fn recipient(conn: &mut DbConn, user_id: &str) -> Result<Recipient, ApiError> {
+pub fn recipient(conn: &mut DbConn, user_id: &str) -> Result<Recipient, ServiceError> {
     Ok(users::table
         .find(user_id)
         .select((
@@ -283,7 +283,7 @@ pub fn enqueue(
     notification: Notification,
     game_id: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<bool, ApiError> {
+) -> Result<bool, ServiceError> {
     let kind = notification.kind();
     let account_mail = matches!(notification, Notification::VerifyEmail(_));
     if !account_mail && (to.email_verified_at.is_none() || !to.settings().wants(kind)) {
@@ -296,8 +296,9 @@ pub fn enqueue(
         kind: kind.to_owned(),
         game_id: game_id.map(str::to_owned),
         to_address: to.email.clone(),
-        payload: serde_json::to_string(&notification)
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("cannot store a notification: {e}")))?,
+        payload: serde_json::to_string(&notification).map_err(|e| {
+            ServiceError::Internal(anyhow::anyhow!("cannot store a notification: {e}"))
+        })?,
         status: delivery::PENDING.to_owned(),
         attempts: 0,
         next_attempt_at: now,

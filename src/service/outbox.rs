@@ -14,11 +14,11 @@ use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use rand::Rng;
 
+use super::error::ServiceError;
 use super::notifications::Notifier;
 use crate::db::models::{OutboxRow, delivery};
 use crate::db::schema::{outbox, users};
 use crate::db::{Database, DbConn};
-use crate::error::ApiError;
 use crate::links::LinkPurpose;
 use crate::mail::{DeliveryError, Footer, Mailer, Notification, OutgoingMail};
 
@@ -59,7 +59,7 @@ struct Claimed {
 /// The recipient's username, address and confirmation as they are at sending time.
 type RecipientNow = (String, String, Option<NaiveDateTime>);
 
-fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ApiError> {
+fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ServiceError> {
     let due = outbox::table
         .filter(outbox::status.eq(delivery::PENDING))
         .filter(outbox::next_attempt_at.le(now))
@@ -108,7 +108,7 @@ pub async fn deliver_due(
     mailer: &Mailer,
     notifier: &Notifier,
     now: DateTime<Utc>,
-) -> Result<Delivered, ApiError> {
+) -> Result<Delivered, ServiceError> {
     let claimed = db.write(move |conn| claim(conn, now.naive_utc())).await?;
     let mut report = Delivered::default();
     for claimed in claimed {
@@ -152,7 +152,7 @@ pub async fn deliver_due(
                     outbox::locked_until.eq(None::<NaiveDateTime>),
                 ))
                 .execute(conn)?;
-            Ok(())
+            Ok::<_, ServiceError>(())
         })
         .await?;
     }

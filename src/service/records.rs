@@ -2,15 +2,15 @@
 
 use chrono::NaiveDateTime;
 
+use super::error::ServiceError;
 use super::games::{dice, engine_of, history, options_of};
 use crate::db::Database;
-use crate::error::ApiError;
 use crate::rules::Side;
 use crate::rules::record::{Record, RecordMove, RecordResult};
 
 /// The whole game as a record: headers, then every move in canonical notation, each with its
 /// roll in games with dice.
-pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
+pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
     let (details, history) = history(db, id.clone()).await?;
     let rolls = if details.game.dice_commitment.is_some() {
         dice(db, id).await?.1
@@ -56,7 +56,7 @@ pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
         let (white_die, black_die) = match parse_dice(&opening.dice)[..] {
             [white, black] => (white, black),
             _ => {
-                return Err(ApiError::Internal(anyhow::anyhow!(
+                return Err(ServiceError::Internal(anyhow::anyhow!(
                     "opening roll `{}` is not two dice",
                     opening.dice
                 )));
@@ -64,7 +64,7 @@ pub async fn record(db: &Database, id: String) -> Result<String, ApiError> {
         };
         let start = engine_of(game)?
             .start_position_for_opening(&options_of(game), white_die, black_die)
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
+            .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
         headers.push(("Position", start));
     }
     // The last roll at a ply counts: between two games of a match, ties are rolled again.

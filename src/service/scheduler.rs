@@ -10,6 +10,7 @@
 use chrono::{DateTime, Days, NaiveDateTime, NaiveTime, Utc};
 use diesel::prelude::*;
 
+use super::error::ServiceError;
 use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
 use super::{clocks, vacations};
@@ -17,7 +18,6 @@ use crate::clock;
 use crate::db::DbConn;
 use crate::db::models::{Game, status};
 use crate::db::schema::{games, reminders_sent, users};
-use crate::error::ApiError;
 use crate::mail::{self, Notification};
 use crate::startup::AppState;
 
@@ -33,7 +33,7 @@ pub struct Ticked {
     pub digests: usize,
 }
 
-pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiError> {
+pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ServiceError> {
     let db = &state.db;
     let allowance = state.vacation_allowance;
     let vacations_ended = db
@@ -43,13 +43,15 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
     let naive_now = now.naive_utc();
     let late: Vec<String> = db
         .read(move |conn| {
-            Ok(games::table
-                .filter(games::status.eq(status::ACTIVE))
-                .filter(games::deadline_at.le(naive_now))
-                .order(games::deadline_at.asc())
-                .limit(BATCH)
-                .select(games::id)
-                .load(conn)?)
+            Ok::<_, ServiceError>(
+                games::table
+                    .filter(games::status.eq(status::ACTIVE))
+                    .filter(games::deadline_at.le(naive_now))
+                    .order(games::deadline_at.asc())
+                    .limit(BATCH)
+                    .select(games::id)
+                    .load(conn)?,
+            )
         })
         .await?;
     let mut timeouts = 0;
@@ -74,13 +76,15 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
 
     let soon: Vec<String> = db
         .read(move |conn| {
-            Ok(games::table
-                .filter(games::status.eq(status::ACTIVE))
-                .filter(games::next_reminder_at.le(naive_now))
-                .order(games::next_reminder_at.asc())
-                .limit(BATCH)
-                .select(games::id)
-                .load(conn)?)
+            Ok::<_, ServiceError>(
+                games::table
+                    .filter(games::status.eq(status::ACTIVE))
+                    .filter(games::next_reminder_at.le(naive_now))
+                    .order(games::next_reminder_at.asc())
+                    .limit(BATCH)
+                    .select(games::id)
+                    .load(conn)?,
+            )
         })
         .await?;
     let mut reminders = 0;
@@ -94,11 +98,13 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
 
     let digest_users: Vec<String> = db
         .read(move |conn| {
-            Ok(users::table
-                .filter(users::next_digest_at.le(naive_now))
-                .limit(BATCH)
-                .select(users::id)
-                .load(conn)?)
+            Ok::<_, ServiceError>(
+                users::table
+                    .filter(users::next_digest_at.le(naive_now))
+                    .limit(BATCH)
+                    .select(users::id)
+                    .load(conn)?,
+            )
         })
         .await?;
     let mut digests = 0;
@@ -119,15 +125,15 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ApiErr
 
 /// A step that lost a race (another process, or a move, changed the same row first, or recorded
 /// the same reminder) did nothing and is not an error: `None`.
-fn unless_raced<T>(result: Result<T, ApiError>) -> Result<Option<T>, ApiError> {
+fn unless_raced<T>(result: Result<T, ServiceError>) -> Result<Option<T>, ServiceError> {
     match result {
         Ok(value) => Ok(Some(value)),
-        Err(ApiError::Conflict { .. }) => Ok(None),
+        Err(ServiceError::Conflict { .. }) => Ok(None),
         Err(e) => Err(e),
     }
 }
 
-fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ApiError> {
+fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ServiceError> {
     Ok(games::table
         .find(id)
         .filter(games::status.eq(status::ACTIVE))
@@ -136,8 +142,8 @@ fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ApiError> {
         .optional()?)
 }
 
-fn usernames(conn: &mut DbConn, game: &Game) -> Result<[String; 2], ApiError> {
-    let name = |conn: &mut DbConn, id: &str| -> Result<String, ApiError> {
+fn usernames(conn: &mut DbConn, game: &Game) -> Result<[String; 2], ServiceError> {
+    let name = |conn: &mut DbConn, id: &str| -> Result<String, ServiceError> {
         Ok(users::table.find(id).select(users::username).first(conn)?)
     };
     Ok([name(conn, &game.white_id)?, name(conn, &game.black_id)?])
@@ -150,7 +156,7 @@ fn remind(
     notifier: &notifications::Notifier,
     id: &str,
     now: DateTime<Utc>,
-) -> Result<usize, ApiError> {
+) -> Result<usize, ServiceError> {
     let Some(game) = active_game(conn, id)? else {
         return Ok(0);
     };
@@ -167,7 +173,7 @@ fn send_due_reminders(
     notifier: &notifications::Notifier,
     game: &Game,
     now: DateTime<Utc>,
-) -> Result<usize, ApiError> {
+) -> Result<usize, ServiceError> {
     let (Some(deadline), Some(to_move), Some(started)) = (
         game.deadline_at,
         game.to_move_id.clone(),
@@ -243,7 +249,7 @@ fn digest(
     notifier: &notifications::Notifier,
     user_id: &str,
     now: DateTime<Utc>,
-) -> Result<bool, ApiError> {
+) -> Result<bool, ServiceError> {
     let to = notifications::recipient(conn, user_id)?;
     let settings: Settings = to.settings();
     let due: Option<NaiveDateTime> = users::table

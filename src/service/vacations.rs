@@ -6,11 +6,11 @@ use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use diesel::prelude::*;
 
 use super::clocks;
+use super::error::{Conflict, ServiceError};
 use crate::clock::{self, Pause};
 use crate::db::models::{Game, Vacation, status};
 use crate::db::schema::{games, users, vacations};
 use crate::db::{Database, DbConn};
-use crate::error::ApiError;
 
 /// A player's vacation standing.
 #[derive(Clone, Debug)]
@@ -34,7 +34,7 @@ fn pauses(rows: &[Vacation]) -> Vec<Pause> {
         .collect()
 }
 
-fn load(conn: &mut DbConn, user_id: &str) -> Result<(Vec<Vacation>, chrono_tz::Tz), ApiError> {
+fn load(conn: &mut DbConn, user_id: &str) -> Result<(Vec<Vacation>, chrono_tz::Tz), ServiceError> {
     let zone: String = users::table
         .find(user_id)
         .select(users::time_zone)
@@ -98,7 +98,7 @@ pub async fn apply(
     action: VacationAction,
     allowance: Duration,
     now: DateTime<Utc>,
-) -> Result<VacationStatus, ApiError> {
+) -> Result<VacationStatus, ServiceError> {
     match action {
         VacationAction::Show => get(db, user_id, allowance, now).await,
         VacationAction::Start => start(db, user_id, allowance, now).await,
@@ -111,7 +111,7 @@ async fn get(
     user_id: String,
     allowance: Duration,
     now: DateTime<Utc>,
-) -> Result<VacationStatus, ApiError> {
+) -> Result<VacationStatus, ServiceError> {
     db.read(move |conn| {
         let (rows, zone) = load(conn, &user_id)?;
         Ok(standing(&rows, zone, allowance, now))
@@ -124,21 +124,19 @@ async fn start(
     user_id: String,
     allowance: Duration,
     now: DateTime<Utc>,
-) -> Result<VacationStatus, ApiError> {
+) -> Result<VacationStatus, ServiceError> {
     db.write(move |conn| {
         let (rows, zone) = load(conn, &user_id)?;
         let current = standing(&rows, zone, allowance, now);
         if current.since.is_some() {
-            return Err(ApiError::conflict(
-                "already-on-vacation",
-                "Already on vacation",
+            return Err(ServiceError::conflict(
+                Conflict::AlreadyOnVacation,
                 "you are already on vacation; end it with DELETE /api/v1/me/vacation",
             ));
         }
         if current.remaining_this_year <= Duration::zero() {
-            return Err(ApiError::conflict(
-                "no-vacation-left",
-                "No vacation left",
+            return Err(ServiceError::conflict(
+                Conflict::NoVacationLeft,
                 format!(
                     "you have used all {} vacation days of this year",
                     allowance.num_days()
@@ -166,12 +164,11 @@ async fn end(
     user_id: String,
     allowance: Duration,
     now: DateTime<Utc>,
-) -> Result<VacationStatus, ApiError> {
+) -> Result<VacationStatus, ServiceError> {
     db.write(move |conn| {
         if !end_open_vacation(conn, &user_id, now.naive_utc())? {
-            return Err(ApiError::conflict(
-                "not-on-vacation",
-                "Not on vacation",
+            return Err(ServiceError::conflict(
+                Conflict::NotOnVacation,
                 "you are not on vacation; start one with POST /api/v1/me/vacation",
             ));
         }
@@ -186,7 +183,7 @@ pub(super) fn end_open_vacation(
     conn: &mut DbConn,
     user_id: &str,
     at: NaiveDateTime,
-) -> Result<bool, ApiError> {
+) -> Result<bool, ServiceError> {
     let ended = diesel::update(
         vacations::table
             .filter(vacations::user_id.eq(user_id))
@@ -205,7 +202,7 @@ pub(super) fn end_spent_vacations(
     conn: &mut DbConn,
     allowance: Duration,
     now: DateTime<Utc>,
-) -> Result<usize, ApiError> {
+) -> Result<usize, ServiceError> {
     let open: Vec<String> = vacations::table
         .filter(vacations::ended_at.is_null())
         .select(vacations::user_id)
@@ -225,7 +222,7 @@ pub(super) fn end_spent_vacations(
 }
 
 /// Recomputes the deadline and next reminder of every game where `user_id` is to move.
-pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), ApiError> {
+pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), ServiceError> {
     let waiting: Vec<Game> = games::table
         .filter(games::status.eq(status::ACTIVE))
         .filter(games::to_move_id.eq(user_id))

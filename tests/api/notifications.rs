@@ -569,7 +569,7 @@ async fn every_mail_arrives_once_across_an_smtp_outage_and_a_restart() {
             diesel::update(outbox::table.filter(outbox::status.eq("pending")))
                 .set(outbox::locked_until.eq(now + Duration::minutes(10)))
                 .execute(conn)?;
-            Ok(())
+            Ok::<_, kuryr::db::StorageError>(())
         })
         .await
         .unwrap();
@@ -601,16 +601,18 @@ async fn temporary_failures_are_retried_and_permanent_ones_recorded() {
     let rows: Vec<(String, String, Option<String>, i32)> = app
         .db
         .read(|conn| {
-            Ok(outbox::table
-                .filter(outbox::kind.eq_any(["challenge_received", "challenge_accepted"]))
-                .order(outbox::kind.asc())
-                .select((
-                    outbox::kind,
-                    outbox::status,
-                    outbox::last_error,
-                    outbox::attempts,
-                ))
-                .load(conn)?)
+            Ok::<_, kuryr::db::StorageError>(
+                outbox::table
+                    .filter(outbox::kind.eq_any(["challenge_received", "challenge_accepted"]))
+                    .order(outbox::kind.asc())
+                    .select((
+                        outbox::kind,
+                        outbox::status,
+                        outbox::last_error,
+                        outbox::attempts,
+                    ))
+                    .load(conn)?,
+            )
         })
         .await
         .unwrap();

@@ -18,7 +18,7 @@ async fn every_table_has_the_columns_the_code_reads() {
                 .select(Challenge::as_select())
                 .load(conn)?;
             rolls::table.select(Roll::as_select()).load(conn)?;
-            Ok(())
+            Ok::<_, kuryr::db::StorageError>(())
         })
         .await
         .expect("every model can be loaded");
@@ -31,7 +31,7 @@ async fn the_move_history_is_append_only() {
     let bob = app.user("bob").await;
     let game = app.start_game("cheversi", &alice, &bob).await;
     app.play(&game, &alice, "KE4").await;
-    let rewrite = app
+    let rewrite: Result<usize, kuryr::db::StorageError> = app
         .db
         .write(move |conn| {
             Ok(diesel::update(moves::table.filter(moves::game_id.eq(game)))
@@ -45,7 +45,7 @@ async fn the_move_history_is_append_only() {
 #[actix_web::test]
 async fn foreign_keys_are_enforced() {
     let app = spawn_app().await;
-    let orphan = app
+    let orphan: Result<usize, kuryr::db::StorageError> = app
         .db
         .write(|conn| {
             Ok(diesel::insert_into(moves::table)
