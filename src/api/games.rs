@@ -115,7 +115,7 @@ pub async fn play(
     }
     Ok(response.json(MovePlayedView {
         mv: MoveView::from(played.mv),
-        game: GameView::new(played.game, true)?,
+        game: GameView::after_move(played.game, played.position.as_deref())?,
     }))
 }
 

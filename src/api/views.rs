@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::clock::TimeControl;
 use crate::db::models::{Game, Move, Roll, User};
 use crate::error::ApiError;
-use crate::rules::Side;
+use crate::rules::{LoadedPosition, Side};
 use crate::service::challenges::ChallengeDetails;
 use crate::service::clocks;
 use crate::service::games::GameDetails;
@@ -106,8 +106,25 @@ impl GameView {
     /// The view of a game; `with_legal_moves` adds the moves of the side to move while the game
     /// is active.
     pub fn new(details: GameDetails, with_legal_moves: bool) -> Result<GameView, ApiError> {
+        Self::build(details, with_legal_moves, None)
+    }
+
+    /// The view of a game after a move, with the legal moves of the position the move already
+    /// read (the stored string is not parsed again).
+    pub fn after_move(
+        details: GameDetails,
+        position: Option<&dyn LoadedPosition>,
+    ) -> Result<GameView, ApiError> {
+        Self::build(details, true, position)
+    }
+
+    fn build(
+        details: GameDetails,
+        with_legal_moves: bool,
+        position: Option<&dyn LoadedPosition>,
+    ) -> Result<GameView, ApiError> {
         let engine = details.engine()?;
-        let options = details.options();
+        let options = details.options()?;
         let game = details.game;
         let to_move = game.to_move_id.as_deref().map(|id| {
             if id == game.white_id {
@@ -117,9 +134,12 @@ impl GameView {
             }
         });
         let legal_moves = match (with_legal_moves, to_move) {
-            (true, Some(_)) => Some(engine.legal_moves(&game.position, &options).map_err(|e| {
-                ApiError::Internal(anyhow::anyhow!("stored position is unreadable: {e}"))
-            })?),
+            (true, Some(_)) => Some(match position {
+                Some(position) => position.legal_moves(),
+                None => engine.legal_moves(&game.position, &options).map_err(|e| {
+                    ApiError::Internal(anyhow::anyhow!("stored position is unreadable: {e}"))
+                })?,
+            }),
             _ => None,
         };
         let clock = ClockView::of(&game);

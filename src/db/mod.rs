@@ -5,6 +5,7 @@
 //! through a single connection and starts with `BEGIN IMMEDIATE`, so writers queue instead of failing
 //! with `SQLITE_BUSY` half-way through a read-then-write transaction.
 
+mod group_commit;
 pub mod models;
 pub mod schema;
 
@@ -136,6 +137,9 @@ impl ManageConnection for Manager {
 
 type Pool = r2d2::Pool<Manager>;
 
+/// Writer lanes on PostgreSQL: each commits its own groups, side by side.
+const POSTGRES_LANES: usize = 4;
+
 /// Why storage could not answer.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -150,7 +154,7 @@ pub enum StorageError {
 }
 
 impl StorageError {
-    fn from_pool(e: r2d2::PoolError) -> Self {
+    pub(crate) fn from_pool(e: r2d2::PoolError) -> Self {
         tracing::error!(error = %e, "no database connection available");
         StorageError::Unavailable
     }
@@ -164,6 +168,8 @@ pub struct Database {
     /// On SQLite a pool of one connection, which makes writers take turns; on PostgreSQL the
     /// same pool as the readers.
     writers: Pool,
+    /// The group-commit writers (see `group_commit`).
+    lanes: group_commit::Lanes,
 }
 
 impl Database {
@@ -177,14 +183,25 @@ impl Database {
                 .build(Manager(url.clone()))
         };
         let readers = build(pool_size.max(1))?;
-        let writers = match url {
-            DatabaseUrl::Sqlite(_) => build(1)?,
-            DatabaseUrl::Postgres(_) => readers.clone(),
+        let (writers, lanes) = match url {
+            DatabaseUrl::Sqlite(_) => {
+                let writer = build(1)?;
+                (writer.clone(), group_commit::Lanes::start(1, writer))
+            }
+            DatabaseUrl::Postgres(_) => {
+                // The lanes' connections come on top of the readers'.
+                let lanes = build(POSTGRES_LANES as u32)?;
+                (
+                    readers.clone(),
+                    group_commit::Lanes::start(POSTGRES_LANES, lanes),
+                )
+            }
         };
         Ok(Database {
             url: url.clone(),
             readers,
             writers,
+            lanes,
         })
     }
 
@@ -207,20 +224,41 @@ impl Database {
         .await
     }
 
-    /// Runs `f` in one write transaction on a blocking thread: committed when it returns `Ok`,
-    /// rolled back when it returns `Err`.
+    /// Runs `f` as one write: committed when it returns `Ok`, rolled back when it returns
+    /// `Err`, and answered only once durable. On SQLite, where there is one writer anyway, it
+    /// joins the group commit; on PostgreSQL it is a transaction of its own.
     pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<StorageError> + From<diesel::result::Error> + Send + 'static,
     {
+        if let DatabaseUrl::Sqlite(_) = self.url {
+            return self.write_grouped("", f).await;
+        }
         let pool = self.writers.clone();
         run_blocking(move || {
             let mut conn = pool.get().map_err(StorageError::from_pool)?;
             write_transaction(&mut conn, f)
         })
         .await
+    }
+}
+
+impl Database {
+    /// Runs `f` as one write in the group commit of the lane of `key` (the game it changes):
+    /// in its own savepoint, inside a transaction shared with every write waiting at that moment,
+    /// and answered only after that transaction is durable.
+    pub async fn write_grouped<T, E, F>(&self, key: &str, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.lanes.submit(key, group_commit::job(f, reply))?;
+        // A dropped reply means the group never ran: nothing was written.
+        answer.await.map_err(|_| StorageError::Unavailable)?
     }
 }
 
@@ -243,12 +281,7 @@ where
     F: FnOnce(&mut DbConn) -> Result<T, E>,
     E: From<diesel::result::Error>,
 {
-    match conn {
-        DbConn::Sqlite(sqlite) => {
-            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")?
-        }
-        DbConn::Postgres(pg) => AnsiTransactionManager::begin_transaction(pg)?,
-    }
+    begin_write(conn)?;
     match f(conn) {
         Ok(value) => {
             <DbConn as Connection>::TransactionManager::commit_transaction(conn)?;
@@ -258,6 +291,15 @@ where
             <DbConn as Connection>::TransactionManager::rollback_transaction(conn)?;
             Err(e)
         }
+    }
+}
+
+fn begin_write(conn: &mut DbConn) -> QueryResult<()> {
+    match conn {
+        DbConn::Sqlite(sqlite) => {
+            AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")
+        }
+        DbConn::Postgres(pg) => AnsiTransactionManager::begin_transaction(pg),
     }
 }
 

@@ -4,7 +4,6 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use serde_json::Value;
 
 use super::error::ServiceError;
 use super::games::player_of;
@@ -12,7 +11,7 @@ use crate::db::DbConn;
 use crate::db::models::{Game, Move, Roll};
 use crate::db::schema::{moves, rolls};
 use crate::dice::Seed;
-use crate::rules::{Analysis, Engine, Side};
+use crate::rules::{LoadedPosition, Side};
 
 /// How many rolls and forced passes may follow one move before the server stops and waits;
 /// far more than any game needs, so that a bug cannot loop for ever.
@@ -86,67 +85,62 @@ impl Chance {
     }
 
     /// Rolls and plays moves without a choice until a player has one to make or the game is
-    /// over.
+    /// over; answers the position reached, and leaves its canonical form in the game.
     pub(super) fn settle(
         &mut self,
         game: &mut Game,
-        engine: &dyn Engine,
-        options: &Value,
-        mut analysis: Analysis,
+        mut position: Box<dyn LoadedPosition>,
         autoplay: Autoplay,
         now: NaiveDateTime,
-    ) -> Result<Analysis, ServiceError> {
+    ) -> Result<Box<dyn LoadedPosition>, ServiceError> {
+        let mut changed = false;
         for _ in 0..MAX_CHANCE_STEPS {
-            if analysis.outcome.is_some() {
+            if position.outcome().is_some() {
                 break;
             }
-            if let Some(count) = analysis.roll_due {
-                let dice = self.roll(game, count, analysis.side_to_move, "turn", now)?;
-                analysis = engine
-                    .apply_roll(&analysis.position, options, &dice)
-                    .map_err(|e| {
-                        ServiceError::Internal(anyhow::anyhow!("cannot apply a roll: {e}"))
-                    })?;
-                game.position = analysis.position.clone();
+            let side = position.side_to_move();
+            if let Some(count) = position.roll_due() {
+                let dice = self.roll(game, count, side, "turn", now)?;
+                position = position
+                    .apply_roll(&dice)
+                    .map_err(|e| ServiceError::internal(format!("cannot apply a roll: {e}")))?;
+                changed = true;
                 continue;
             }
-            let side = analysis.side_to_move;
             // Only the dice can leave a player without a move; sparing the other games (for
             // players who play their forced moves themselves) this second move generation keeps
             // their move path lean.
             if game.dice_seed.is_none() && !autoplay[side.index()] {
                 break;
             }
-            let legal = engine
-                .legal_moves(&analysis.position, options)
-                .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
+            let legal = position.legal_moves();
             let forced = match legal.as_slice() {
                 [only] if LOST_TURNS.contains(&only.as_str()) || autoplay[side.index()] => only,
                 _ => break,
             };
-            let played = engine
-                .play(&analysis.position, options, forced)
-                .map_err(|e| {
-                    ServiceError::Internal(anyhow::anyhow!(
-                        "cannot play the forced `{forced}`: {e:?}"
-                    ))
-                })?;
+            let (notation, after) = position.play(forced).map_err(|e| {
+                ServiceError::internal(format!("cannot play the forced `{forced}`: {e}"))
+            })?;
+            position = after;
             game.ply += 1;
-            game.position = played.after.position.clone();
+            game.position = position.canonical();
+            changed = false;
             self.automatic.push(Move {
                 game_id: game.id.clone(),
                 ply: game.ply,
                 side: side.name().to_owned(),
                 player_id: player_of(game, side).to_owned(),
                 submitted: forced.clone(),
-                notation: played.notation,
+                notation,
                 position: game.position.clone(),
                 created_at: now,
                 automatic: 1,
             });
-            analysis = played.after;
         }
-        Ok(analysis)
+        if changed {
+            game.position = position.canonical();
+        }
+        Ok(position)
     }
 
     /// Whether the server played a move for `side` (a side name).

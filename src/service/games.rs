@@ -19,7 +19,9 @@ use crate::db::models::{Game, Move, Roll, status};
 use crate::db::schema::{games, moves, rolls, users};
 use crate::db::{Database, DbConn};
 use crate::dice::Seed;
-use crate::rules::{Analysis, Engine, GameKind, MoveError, OptionsError, Outcome, PlayError, Side};
+use crate::rules::{
+    Engine, GameKind, LoadedPosition, MoveError, OptionsError, Outcome, PlayError, Side,
+};
 
 /// A game with the names of its players.
 #[derive(Clone, Debug)]
@@ -34,16 +36,18 @@ impl GameDetails {
         engine_of(&self.game)
     }
 
-    pub fn options(&self) -> Value {
+    pub fn options(&self) -> Result<Value, ServiceError> {
         options_of(&self.game)
     }
 }
 
 /// The result of a move request.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct PlayedMove {
     pub mv: Move,
     pub game: GameDetails,
+    /// The position the game is in now, already read (none for a replayed move).
+    pub position: Option<Box<dyn LoadedPosition>>,
     /// The request repeated a move that had already been accepted.
     pub replayed: bool,
 }
@@ -85,8 +89,15 @@ pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ServiceError> {
         })
 }
 
-pub(super) fn options_of(game: &Game) -> Value {
-    serde_json::from_str(&game.options).unwrap_or(Value::Null)
+/// A game's stored options. Options that no longer read are an error that says so, never
+/// quietly the defaults: they decide what is legal.
+pub(super) fn options_of(game: &Game) -> Result<Value, ServiceError> {
+    serde_json::from_str(&game.options).map_err(|e| {
+        ServiceError::internal(format!(
+            "game {}: stored options `{}` are unreadable: {e}",
+            game.id, game.options
+        ))
+    })
 }
 
 fn side_of(game: &Game, user_id: &str) -> Option<Side> {
@@ -145,8 +156,10 @@ pub fn create(
         .ok_or_else(|| ServiceError::invalid("game", format!("{kind} cannot be played yet")))?;
     let bad_options = |e: OptionsError| ServiceError::invalid("options", e.to_string());
     let position = engine.start_position(options).map_err(bad_options)?;
-    let analysis = analyse(engine, &position, options)?;
-    let uses_dice = engine.opening_roll() || analysis.roll_due.is_some();
+    let start = engine
+        .load(&position, options)
+        .map_err(|e| ServiceError::internal(format!("unreadable start position: {e}")))?;
+    let uses_dice = engine.opening_roll() || start.roll_due().is_some();
     let seed = uses_dice.then(Seed::generate);
     let mut game = Game {
         id: uuid::Uuid::now_v7().to_string(),
@@ -182,18 +195,18 @@ pub fn create(
         next_reminder_at: None,
     };
     let mut chance = Chance::default();
-    let analysis = if engine.opening_roll() {
+    let start = if engine.opening_roll() {
         let (white_die, black_die) = chance.opening_roll(&mut game, now)?;
         game.position = engine
             .start_position_for_opening(options, white_die, black_die)
             .map_err(bad_options)?;
-        analyse(engine, &game.position, options)?
+        load(engine, &game, options)?
     } else {
-        analysis
+        start
     };
     let autoplay = autoplay_of(conn, &game)?;
-    let analysis = chance.settle(&mut game, engine, options, analysis, autoplay, now)?;
-    set_turn_or_finish(&mut game, &analysis, now);
+    let position = chance.settle(&mut game, start, autoplay, now)?;
+    set_turn_or_finish(&mut game, position.as_ref(), now);
     clocks::start(conn, &mut game, utc_now)?;
     diesel::insert_into(games::table)
         .values(&game)
@@ -212,17 +225,11 @@ fn autoplay_of(conn: &mut DbConn, game: &Game) -> Result<Autoplay, ServiceError>
     Ok([of(&game.white_id), of(&game.black_id)])
 }
 
-fn analyse(engine: &dyn Engine, position: &str, options: &Value) -> Result<Analysis, ServiceError> {
-    engine.analyse(position, options).map_err(|e| {
-        ServiceError::Internal(anyhow::anyhow!("unreadable position `{position}`: {e}"))
-    })
-}
-
 /// After a move or at the start: whose turn it is, or how the game ended.
-fn set_turn_or_finish(game: &mut Game, analysis: &Analysis, now: NaiveDateTime) {
-    match &analysis.outcome {
-        Some(outcome) => finish_on_board(game, outcome, now),
-        None => game.to_move_id = Some(player_of(game, analysis.side_to_move).to_owned()),
+fn set_turn_or_finish(game: &mut Game, position: &dyn LoadedPosition, now: NaiveDateTime) {
+    match position.outcome() {
+        Some(outcome) => finish_on_board(game, &outcome, now),
+        None => game.to_move_id = Some(player_of(game, position.side_to_move()).to_owned()),
     }
 }
 
@@ -327,7 +334,8 @@ pub async fn play(
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ServiceError> {
     let notifier = notifier.clone();
-    let answer = write_game(db, move |conn| {
+    let key = game_id.clone();
+    let answer = write_game(db, &key, move |conn| {
         play_in_transaction(conn, &notifier, &game_id, &caller, &request, now)
     })
     .await?;
@@ -357,51 +365,75 @@ diesel::alias! {
     const BLACK_PLAYER: Alias<BlackPlayer> = users as black_player;
 }
 
-/// A player as the move transaction reads them: id, username, session version,
-/// `play_forced_moves`.
-type PlayerRow = (String, String, i32, i32);
+/// A player as the move transaction needs them: to confirm the caller's session, to play their
+/// forced moves, and to decide whether they are mailed.
+#[derive(Clone, Debug, Queryable)]
+struct Player {
+    session_version: i32,
+    play_forced_moves: i32,
+    recipient: notifications::Recipient,
+}
 
-/// A game and both its players in one query: the move path's only read.
-fn find_with_players(
-    conn: &mut DbConn,
-    id: &str,
-) -> Result<(Game, PlayerRow, PlayerRow), ServiceError> {
-    games::table
+impl Player {
+    fn user_ref(&self) -> UserRef {
+        UserRef {
+            id: self.recipient.id.clone(),
+            username: self.recipient.username.clone(),
+        }
+    }
+}
+
+/// A game and both its players in one query: the move path's only read of them.
+fn find_with_players(conn: &mut DbConn, id: &str) -> Result<(Game, [Player; 2]), ServiceError> {
+    let (game, white, black) = games::table
         .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
         .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
         .filter(games::id.eq(id))
         .select((
             Game::as_select(),
             WHITE_PLAYER.fields((
-                users::id,
-                users::username,
                 users::session_version,
                 users::play_forced_moves,
+                (
+                    users::id,
+                    users::username,
+                    users::email,
+                    users::email_verified_at,
+                    users::notification_settings,
+                    users::time_zone,
+                ),
             )),
             BLACK_PLAYER.fields((
-                users::id,
-                users::username,
                 users::session_version,
                 users::play_forced_moves,
+                (
+                    users::id,
+                    users::username,
+                    users::email,
+                    users::email_verified_at,
+                    users::notification_settings,
+                    users::time_zone,
+                ),
             )),
         ))
-        .first(conn)
+        .first::<(Game, Player, Player)>(conn)
         .optional()?
-        .ok_or_else(|| not_found(id))
+        .ok_or_else(|| not_found(id))?;
+    Ok((game, [white, black]))
 }
 
-/// Runs a transaction that changes a game, and runs it once more if a concurrent request changed
-/// the game between its read and its conditional write (possible on PostgreSQL; SQLite's single
-/// writer rules it out). The second run reads the new state, so its caller gets the true answer:
-/// not your turn, the game is over, their own move replayed, or the action applied after the
-/// other request.
-async fn write_game<T, F>(db: &Database, transaction: F) -> Result<T, ServiceError>
+/// Runs a transaction that changes a game in the group commit of its lane, and runs it once more
+/// if a concurrent request changed the game between its read and its conditional write (possible
+/// with several server processes on PostgreSQL; inside one process the writes to one game take
+/// turns). The second run reads the new state, so its caller gets the true answer: not your turn,
+/// the game is over, their own move replayed, or the action applied after the other request.
+async fn write_game<T, F>(db: &Database, game_id: &str, transaction: F) -> Result<T, ServiceError>
 where
     F: Fn(&mut DbConn) -> Result<T, ServiceError> + Clone + Send + 'static,
     T: Send + 'static,
 {
-    match db.write(transaction.clone()).await {
-        Err(e) if e.is_race() => db.write(transaction).await,
+    match db.write_grouped(game_id, transaction.clone()).await {
+        Err(e) if e.is_race() => db.write_grouped(game_id, transaction).await,
         other => other,
     }
 }
@@ -414,13 +446,12 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
-    let (mut game, white, black) = find_with_players(conn, game_id)?;
+    let (mut game, players) = find_with_players(conn, game_id)?;
     let side = side_of(&game, &caller.id);
     // The caller's token was only checked for its signature and expiry; the session is confirmed
     // here, from the row the game query already read.
     let session_version = match side {
-        Some(Side::White) => Some(white.2),
-        Some(Side::Black) => Some(black.2),
+        Some(side) => Some(players[side.index()].session_version),
         None => users::table
             .find(&caller.id)
             .select(users::session_version)
@@ -435,19 +466,14 @@ fn play_in_transaction(
             "you are not a player in this game; only its two players can move".into(),
         ));
     };
+    let [white, black] = &players;
     let with_players = |game: Game| GameDetails {
         game,
-        white: UserRef {
-            id: white.0.clone(),
-            username: white.1.clone(),
-        },
-        black: UserRef {
-            id: black.0.clone(),
-            username: black.1.clone(),
-        },
+        white: white.user_ref(),
+        black: black.user_ref(),
     };
     let engine = engine_of(&game)?;
-    let options = options_of(&game);
+    let options = options_of(&game)?;
 
     let my_turn = game.status == status::ACTIVE && game.to_move_id.as_deref() == Some(&caller.id);
     let ply_matches = request.ply.is_none_or(|ply| ply == game.ply);
@@ -457,6 +483,7 @@ fn play_in_transaction(
         return Ok(MoveAnswer::Played(Box::new(PlayedMove {
             mv,
             game: with_players(game),
+            position: None,
             replayed: true,
         })));
     }
@@ -490,19 +517,25 @@ fn play_in_transaction(
     if let Some(deadline) = game.deadline_at
         && crate::clock::flag_fallen(deadline.and_utc(), now)
     {
-        let names = [white.1.as_str(), black.1.as_str()];
+        let names = [
+            white.recipient.username.as_str(),
+            black.recipient.username.as_str(),
+        ];
         lose_on_time(conn, notifier, &mut game, names, now)?;
         return Ok(MoveAnswer::FlagFell { deadline });
     }
 
-    let played = engine
-        .play(&game.position, &options, &request.text)
-        .map_err(|e| move_error(e, engine, &game.position, &options))?;
+    // The position is read once; the move, the dice after it and the answer's legal moves all
+    // ask this one value.
+    let before = load(engine, &game, &options)?;
+    let (notation, after) = before
+        .play(&request.text)
+        .map_err(|e| refusal(e, before.as_ref()))?;
 
     let previous_ply = game.ply;
     let naive_now = now.naive_utc();
     game.ply += 1;
-    game.position = played.after.position.clone();
+    game.position = after.canonical();
     game.updated_at = naive_now;
     // A move answers a standing draw offer from the opponent by declining it.
     if game.draw_offer.as_deref().and_then(Side::from_name) == Some(side.opponent()) {
@@ -514,28 +547,21 @@ fn play_in_transaction(
         side: side.name().to_owned(),
         player_id: caller.id.clone(),
         submitted: request.text.clone(),
-        notation: played.notation,
+        notation,
         position: game.position.clone(),
         created_at: naive_now,
         automatic: 0,
     };
-    let autoplay = [white.3 != 0, black.3 != 0];
+    let autoplay = [white.play_forced_moves != 0, black.play_forced_moves != 0];
     let mut chance = Chance::default();
-    let analysis = chance.settle(
-        &mut game,
-        engine,
-        &options,
-        played.after,
-        autoplay,
-        naive_now,
-    )?;
-    set_turn_or_finish(&mut game, &analysis, naive_now);
+    let after = chance.settle(&mut game, after, autoplay, naive_now)?;
+    set_turn_or_finish(&mut game, after.as_ref(), naive_now);
 
     // The mover's turn ends when the game passes to the opponent, or when the server played
     // the opponent's turn for them; it goes on through the mover's own further decisions.
-    let opponent = side.opponent().name();
+    let opponent = side.opponent();
     let turn_passed =
-        game.to_move_id.as_deref() != Some(caller.id.as_str()) || chance.moved(opponent);
+        game.to_move_id.as_deref() != Some(caller.id.as_str()) || chance.moved(opponent.name());
     if turn_passed || game.status != status::ACTIVE {
         // A move that beat the deadline cannot be late here; a clock that says otherwise (a
         // vacation ended in the same instant) gives the player the benefit.
@@ -549,28 +575,91 @@ fn play_in_transaction(
         .execute(conn)?;
     chance.store(conn)?;
 
-    let mail = GameForMail {
-        game: &game,
-        notifier,
-        white: &white.1,
-        black: &black.1,
-    };
+    let to = &players[opponent.index()].recipient;
     if game.status != status::ACTIVE {
-        let to = notifications::recipient(conn, player_of(&game, side.opponent()))?;
-        notifications::enqueue(conn, &to, mail.game_over(&to), Some(&game.id), now)?;
-    } else if let Some(to_move) = game.to_move_id.as_deref().filter(|id| *id != caller.id) {
-        let to = notifications::recipient(conn, to_move)?;
-        if to.wants("your_turn") {
-            let last_move = chance.last_move_of(side.name()).unwrap_or(&mv.notation);
-            let your_turn = mail.your_turn(&to, Some(last_move.to_owned()));
-            notifications::enqueue(conn, &to, your_turn, Some(&game.id), now)?;
-        }
+        let mail = GameForMail {
+            game: &game,
+            notifier,
+            white: &white.recipient.username,
+            black: &black.recipient.username,
+        };
+        notifications::enqueue(conn, to, mail.game_over(to), Some(&game.id), now)?;
+    } else if game.to_move_id.as_deref() == Some(to.id.as_str()) {
+        // The mail itself (the board, the legal moves, the deadline in the reader's zone) is
+        // worked out by the delivery worker, outside this transaction.
+        let turn = notifications::TurnEvent {
+            game_id: game.id.clone(),
+            game: engine_kind(engine)?,
+            options: options.clone(),
+            ply: game.ply,
+            position: game.position.clone(),
+            last_move: Some(
+                chance
+                    .last_move_of(side.name())
+                    .unwrap_or(&mv.notation)
+                    .to_owned(),
+            ),
+            opponent: players[side.index()].recipient.username.clone(),
+            deadline_at: game.deadline_at,
+        };
+        notifications::enqueue_turn(conn, to, &turn, now)?;
     }
     Ok(MoveAnswer::Played(Box::new(PlayedMove {
         mv,
         game: with_players(game),
+        position: Some(after),
         replayed: false,
     })))
+}
+
+fn engine_kind(engine: &dyn Engine) -> Result<GameKind, ServiceError> {
+    engine
+        .id()
+        .parse()
+        .map_err(|e| ServiceError::internal(format!("{e}")))
+}
+
+/// Reads a stored position; one that does not read is the server's fault, never the caller's.
+fn load(
+    engine: &dyn Engine,
+    game: &Game,
+    options: &Value,
+) -> Result<Box<dyn LoadedPosition>, ServiceError> {
+    engine.load(&game.position, options).map_err(|e| {
+        ServiceError::internal(format!(
+            "game {}: stored position `{}` is unreadable: {e}",
+            game.id, game.position
+        ))
+    })
+}
+
+/// The refusal of a move the engine would not play, with the legal moves or the candidates.
+fn refusal(error: MoveError, position: &dyn LoadedPosition) -> ServiceError {
+    match error {
+        MoveError::Syntax { message } => ServiceError::Refused {
+            refusal: Refusal::Syntax {
+                legal_moves: position.legal_moves(),
+            },
+            detail: message,
+        },
+        MoveError::Illegal { message } => ServiceError::Refused {
+            refusal: Refusal::Illegal {
+                legal_moves: position.legal_moves(),
+            },
+            detail: message,
+        },
+        MoveError::Ambiguous { candidates } => ServiceError::Refused {
+            detail: MoveError::Ambiguous {
+                candidates: candidates.clone(),
+            }
+            .to_string(),
+            refusal: Refusal::Ambiguous { candidates },
+        },
+        MoveError::GameOver => ServiceError::conflict(
+            Conflict::GameOver,
+            "the position is finished; no more moves can be played",
+        ),
+    }
 }
 
 /// Ends a game as lost on time by the player to move, and tells both players.
@@ -781,7 +870,8 @@ pub async fn resign(
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ServiceError> {
     let notifier = notifier.clone();
-    write_game(db, move |conn| {
+    let key = id.clone();
+    write_game(db, &key, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         let ply = game.ply;
         finish(
@@ -840,7 +930,8 @@ pub async fn draw(
     now: DateTime<Utc>,
 ) -> Result<GameDetails, ServiceError> {
     let notifier = notifier.clone();
-    write_game(db, move |conn| {
+    let key = id.clone();
+    write_game(db, &key, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
         if !engine_of(&game)?.can_draw() {
             return Err(ServiceError::conflict(

@@ -275,6 +275,56 @@ pub fn recipient(conn: &mut DbConn, user_id: &str) -> Result<Recipient, ServiceE
         .first(conn)?)
 }
 
+/// The turn that passed to a player, as the move's transaction records it. The mail (the board
+/// drawn, the legal moves counted, the deadline in the reader's zone) is worked out from it by
+/// the delivery worker, outside the move's transaction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnEvent {
+    pub game_id: String,
+    pub game: GameKind,
+    pub options: serde_json::Value,
+    /// The ply the game is at when the turn begins.
+    pub ply: i32,
+    /// The canonical position the player is to move in.
+    pub position: String,
+    /// The opponent's last move; none before the first.
+    pub last_move: Option<String>,
+    pub opponent: String,
+    pub deadline_at: Option<NaiveDateTime>,
+}
+
+/// What an outbox row holds: a mail whose content is known, or a turn whose mail is worked out
+/// when it is sent.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OutboxPayload {
+    Turn { your_turn: TurnEvent },
+    Ready(Notification),
+}
+
+impl TurnEvent {
+    /// The mail, for a reader in `zone`.
+    pub fn notification(&self, notifier: &Notifier, zone: chrono_tz::Tz) -> Notification {
+        let engine = self.game.engine();
+        let position = engine.and_then(|engine| engine.load(&self.position, &self.options).ok());
+        Notification::YourTurn(mail::YourTurn {
+            game: engine.map_or_else(|| self.game.id().to_owned(), |e| e.name().to_owned()),
+            opponent: self.opponent.clone(),
+            move_number: u32::try_from(self.ply).unwrap_or(0) + 1,
+            last_move: self.last_move.clone(),
+            board: position
+                .as_ref()
+                .map_or_else(|| self.position.clone(), |p| p.diagram()),
+            deadline: self
+                .deadline_at
+                .map(|deadline| clock::format_deadline(deadline.and_utc(), zone)),
+            legal_moves: position.map_or(0, |p| p.legal_moves().len() as u32),
+            game_url: notifier.game_url(&self.game_id),
+        })
+    }
+}
+
 /// Writes a notification into the outbox, in the caller's transaction, if the recipient wants it
 /// and their address is confirmed (only the confirmation itself goes to an unconfirmed address).
 pub fn enqueue(
@@ -289,6 +339,42 @@ pub fn enqueue(
     if !account_mail && (to.email_verified_at.is_none() || !to.settings().wants(kind)) {
         return Ok(false);
     }
+    insert(
+        conn,
+        to,
+        kind,
+        OutboxPayload::Ready(notification),
+        game_id,
+        now,
+    )?;
+    Ok(true)
+}
+
+/// Records that it is now `to`'s turn, if they want a mail for it.
+pub fn enqueue_turn(
+    conn: &mut DbConn,
+    to: &Recipient,
+    turn: &TurnEvent,
+    now: DateTime<Utc>,
+) -> Result<bool, ServiceError> {
+    if !to.wants("your_turn") {
+        return Ok(false);
+    }
+    let payload = OutboxPayload::Turn {
+        your_turn: turn.clone(),
+    };
+    insert(conn, to, "your_turn", payload, Some(&turn.game_id), now)?;
+    Ok(true)
+}
+
+fn insert(
+    conn: &mut DbConn,
+    to: &Recipient,
+    kind: &str,
+    payload: OutboxPayload,
+    game_id: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
     let now = now.naive_utc();
     let row = OutboxRow {
         id: uuid::Uuid::now_v7().to_string(),
@@ -296,7 +382,7 @@ pub fn enqueue(
         kind: kind.to_owned(),
         game_id: game_id.map(str::to_owned),
         to_address: to.email.clone(),
-        payload: serde_json::to_string(&notification).map_err(|e| {
+        payload: serde_json::to_string(&payload).map_err(|e| {
             ServiceError::Internal(anyhow::anyhow!("cannot store a notification: {e}"))
         })?,
         status: delivery::PENDING.to_owned(),
@@ -310,7 +396,7 @@ pub fn enqueue(
     diesel::insert_into(outbox::table)
         .values(&row)
         .execute(conn)?;
-    Ok(true)
+    Ok(())
 }
 
 /// A game as one of its players sees it in a mail.
@@ -352,28 +438,6 @@ impl GameForMail<'_> {
         self.game
             .deadline_at
             .map(|deadline| clock::format_deadline(deadline.and_utc(), to.zone()))
-    }
-
-    /// "Your move" for the player to move, after `last_move`.
-    pub fn your_turn(&self, to: &Recipient, last_move: Option<String>) -> Notification {
-        let engine = games::engine_of(self.game).ok();
-        let options = games::options_of(self.game);
-        let board = engine
-            .and_then(|engine| engine.diagram(&self.game.position, &options).ok())
-            .unwrap_or_else(|| self.game.position.clone());
-        let legal_moves = engine
-            .and_then(|engine| engine.legal_moves(&self.game.position, &options).ok())
-            .map_or(0, |moves| moves.len() as u32);
-        Notification::YourTurn(mail::YourTurn {
-            game: self.engine_name(),
-            opponent: self.opponent_of(&to.id),
-            move_number: self.move_number(),
-            last_move,
-            board,
-            deadline: self.deadline_for(to),
-            legal_moves,
-            game_url: self.notifier.game_url(&self.game.id),
-        })
     }
 
     pub fn draw_offered(&self, to: &Recipient) -> Notification {

@@ -14,8 +14,9 @@ use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use rand::Rng;
 
+use super::clocks;
 use super::error::ServiceError;
-use super::notifications::Notifier;
+use super::notifications::{Notifier, OutboxPayload};
 use crate::db::models::{OutboxRow, delivery};
 use crate::db::schema::{outbox, users};
 use crate::db::{Database, DbConn};
@@ -54,10 +55,11 @@ struct Claimed {
     username: String,
     current_email: String,
     verified: bool,
+    time_zone: String,
 }
 
-/// The recipient's username, address and confirmation as they are at sending time.
-type RecipientNow = (String, String, Option<NaiveDateTime>);
+/// The recipient's username, address, confirmation and zone as they are at sending time.
+type RecipientNow = (String, String, Option<NaiveDateTime>, String);
 
 fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ServiceError> {
     let due = outbox::table
@@ -88,17 +90,25 @@ fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ServiceE
         .order(outbox::next_attempt_at.asc())
         .select((
             OutboxRow::as_select(),
-            (users::username, users::email, users::email_verified_at),
+            (
+                users::username,
+                users::email,
+                users::email_verified_at,
+                users::time_zone,
+            ),
         ))
         .load(conn)?;
     Ok(rows
         .into_iter()
-        .map(|(row, (username, current_email, verified_at))| Claimed {
-            row,
-            username,
-            current_email,
-            verified: verified_at.is_some(),
-        })
+        .map(
+            |(row, (username, current_email, verified_at, time_zone))| Claimed {
+                row,
+                username,
+                current_email,
+                verified: verified_at.is_some(),
+                time_zone,
+            },
+        )
         .collect())
 }
 
@@ -166,9 +176,17 @@ async fn send_one(
     now: DateTime<Utc>,
 ) -> Result<(), DeliveryError> {
     let row = &claimed.row;
-    let notification: Notification = serde_json::from_str(&row.payload).map_err(|e| {
+    let payload: OutboxPayload = serde_json::from_str(&row.payload).map_err(|e| {
         DeliveryError::Permanent(format!("the stored notification is unreadable: {e}"))
     })?;
+    let notification = match payload {
+        OutboxPayload::Ready(notification) => notification,
+        // The board and the legal moves are worked out now, outside the move's transaction; the
+        // deadline is shown in the zone the reader has now.
+        OutboxPayload::Turn { your_turn } => {
+            your_turn.notification(notifier, clocks::zone_of(&claimed.time_zone))
+        }
+    };
     let account_mail = matches!(
         notification,
         Notification::VerifyEmail(_) | Notification::PasswordReset(_)

@@ -63,7 +63,7 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
             }
         };
         let start = engine_of(game)?
-            .start_position_for_opening(&options_of(game), white_die, black_die)
+            .start_position_for_opening(&options_of(game)?, white_die, black_die)
             .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
         headers.push(("Position", start));
     }

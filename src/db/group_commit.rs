@@ -1,0 +1,190 @@
+//! Group commit: the writes waiting at one moment share one transaction and one fsync.
+//!
+//! A durable commit costs an fsync, and an fsync costs the same for one change as for a hundred.
+//! So each writer lane is a thread with its own connection that takes every job waiting in its
+//! queue, runs them one after another inside one transaction, each in its own savepoint (a job
+//! that fails is rolled back alone and touches no other), commits once, and only then answers
+//! every caller. While it commits, the next jobs queue up: the busier the server, the larger the
+//! groups, and nobody waits for a timer.
+//!
+//! SQLite has one writer anyway, so it gets one lane, through which every write goes. PostgreSQL
+//! gets several lanes; the writes to one game always take the same lane, so two moves in one game
+//! never race inside one process.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::thread;
+
+use diesel::connection::{Connection, TransactionManager};
+
+use super::{DbConn, Pool, StorageError, begin_write};
+
+/// Most jobs in one transaction: enough that a burst of moves shares an fsync, few enough that
+/// the first of them is not kept waiting long for the last.
+const MAX_GROUP: usize = 128;
+
+/// Tells a job's caller how it ended, once the group's fate is known.
+type Answer = Box<dyn FnOnce(Option<&StorageError>) + Send>;
+
+/// What a job leaves behind: whether its savepoint is kept, and how to answer its caller once
+/// the group's fate is known (`None`: committed; `Some`: the commit failed).
+pub(super) struct Done {
+    keep: bool,
+    answer: Answer,
+}
+
+pub(super) type Job = Box<dyn FnOnce(&mut DbConn) -> Done + Send>;
+
+/// Wraps a transaction body into a job whose result reaches `reply` only after the commit.
+pub(super) fn job<T, E, F>(f: F, reply: tokio::sync::oneshot::Sender<Result<T, E>>) -> Job
+where
+    F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<StorageError> + Send + 'static,
+{
+    Box::new(move |conn| {
+        let result = catch_unwind(AssertUnwindSafe(|| f(conn))).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(StorageError::Task(format!("a write panicked: {what}")).into())
+        });
+        Done {
+            keep: result.is_ok(),
+            answer: Box::new(move |commit_failed| {
+                let answer = match commit_failed {
+                    None => result,
+                    Some(e) => Err(StorageError::Task(format!("the commit failed: {e}")).into()),
+                };
+                // The caller may have gone away (a closed connection); the write stands.
+                let _ = reply.send(answer);
+            }),
+        }
+    })
+}
+
+/// The queues of the writer lanes.
+#[derive(Clone)]
+pub(super) struct Lanes {
+    queues: Vec<mpsc::Sender<Job>>,
+}
+
+impl Lanes {
+    /// Starts `count` lanes, each taking its connection from `pool`. They stop when the last
+    /// handle on the queues is dropped, after finishing what was queued.
+    pub(super) fn start(count: usize, pool: Pool) -> Lanes {
+        let queues = (0..count.max(1))
+            .map(|number| {
+                let (sender, receiver) = mpsc::channel::<Job>();
+                let pool = pool.clone();
+                thread::Builder::new()
+                    .name(format!("kuryr-writer-{number}"))
+                    .spawn(move || run_lane(&receiver, &pool))
+                    .expect("a writer thread starts");
+                sender
+            })
+            .collect();
+        Lanes { queues }
+    }
+
+    /// Queues a job on the lane of `key` (any lane when there is only one).
+    pub(super) fn submit(&self, key: &str, job: Job) -> Result<(), StorageError> {
+        let lane = if self.queues.len() == 1 {
+            0
+        } else {
+            // FNV-1a: stable, cheap, and spreads game ids (UUIDs) evenly.
+            let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            (hash % self.queues.len() as u64) as usize
+        };
+        self.queues[lane]
+            .send(job)
+            .map_err(|_| StorageError::Task("the database writer has stopped".into()))
+    }
+}
+
+fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool) {
+    while let Ok(first) = receiver.recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match receiver.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        let mut conn = match pool.get() {
+            Ok(conn) => conn,
+            Err(e) => {
+                abandon(group, &StorageError::from_pool(e));
+                continue;
+            }
+        };
+        run_group(&mut conn, group);
+    }
+}
+
+/// Gives up a group that could not start. Dropping a job drops its reply channel, which tells
+/// its caller that nothing was written.
+fn abandon(group: Vec<Job>, error: &StorageError) {
+    tracing::error!(error = %error, jobs = group.len(), "a group of writes could not start");
+}
+
+fn run_group(conn: &mut DbConn, group: Vec<Job>) {
+    if let Err(e) = begin_write(conn) {
+        abandon(group, &StorageError::Query(e));
+        return;
+    }
+    let mut done = Vec::with_capacity(group.len());
+    let mut broken = None;
+    for job in group {
+        if broken.is_some() {
+            // Dropping the job drops its reply channel: its caller learns it did not happen.
+            drop(job);
+            continue;
+        }
+        if let Err(e) = <DbConn as Connection>::TransactionManager::begin_transaction(conn) {
+            broken = Some(StorageError::Query(e));
+            drop(job);
+            continue;
+        }
+        let finished = job(conn);
+        let closed = if finished.keep {
+            <DbConn as Connection>::TransactionManager::commit_transaction(conn)
+        } else {
+            <DbConn as Connection>::TransactionManager::rollback_transaction(conn)
+        };
+        match closed {
+            Ok(()) => done.push(finished),
+            Err(e) => {
+                // The savepoint could not be closed: this job's writes cannot be told apart
+                // from the group's any more, so nothing of the group is committed.
+                broken = Some(StorageError::Query(e));
+                done.push(finished);
+            }
+        }
+    }
+    let outcome = match broken {
+        Some(e) => {
+            let _ = <DbConn as Connection>::TransactionManager::rollback_transaction(conn);
+            Err(e)
+        }
+        None => <DbConn as Connection>::TransactionManager::commit_transaction(conn)
+            .map_err(StorageError::Query),
+    };
+    match &outcome {
+        Ok(()) => {
+            for finished in done {
+                (finished.answer)(None);
+            }
+        }
+        Err(e) => {
+            tracing::error!(error = %e, jobs = done.len(), "a group of writes was rolled back");
+            for finished in done {
+                (finished.answer)(Some(e));
+            }
+        }
+    }
+}
