@@ -1,37 +1,16 @@
 //! The `kuryr` binary as an operator uses it: `serve` on the embedded defaults, `migrate`, and
 //! `user create`, with tokens that survive a restart.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::{Value, json};
 
-/// A running `kuryr serve`, stopped when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-    /// What the server logged up to the line saying where it listens.
-    startup_log: Vec<String>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn kuryr(data_dir: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kuryr"));
-    command
-        .env_remove("DATABASE_URL")
-        .env_remove("KURYR_JWT_SECRET")
-        .env("KURYR_DATA_DIR", data_dir)
-        .env("KURYR_LOG", "info");
-    command
-}
+use common::{Server, kuryr};
 
 /// Starts the server on a free port and waits for the line that says where it listens.
 fn serve(data_dir: &Path) -> Server {
@@ -40,38 +19,11 @@ fn serve(data_dir: &Path) -> Server {
 
 /// [`serve`] with more environment variables.
 fn serve_with(data_dir: &Path, env: &[(&str, &str)]) -> Server {
-    let mut child = kuryr(data_dir)
+    let mut command = kuryr(data_dir);
+    command
         .envs(env.iter().copied())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("the binary starts");
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let mut startup_log = Vec::new();
-    let port = loop {
-        let line = lines
-            .next()
-            .expect("the server printed where it listens before exiting")
-            .unwrap();
-        startup_log.push(line.clone());
-        if let Some(rest) = line.split("listening on http://127.0.0.1:").nth(1) {
-            break rest
-                .split(|c: char| !c.is_ascii_digit())
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
-        }
-    };
-    // Keep draining the log so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Server {
-        child,
-        port,
-        startup_log,
-    }
+        .args(["serve", "--listen", "127.0.0.1:0"]);
+    Server::start(command)
 }
 
 /// One HTTP/1.1 request over a fresh connection; returns the status and the JSON body.

@@ -1,0 +1,588 @@
+//! Durability: the real `kuryr serve` is killed with SIGKILL while many clients are playing, then
+//! started again on the same data. Every move the server acknowledged (answered 201) must still
+//! be there, at its ply, and nothing else may be stored but, at most, the one move per client that
+//! was in flight at the kill, and only as the next move of its game.
+//!
+//! Runs on SQLite (the embedded defaults in a data folder), and on PostgreSQL when
+//! `KURYR_TEST_DATABASE_URL` names a server where tests may create and drop databases.
+
+mod common;
+
+use std::collections::HashMap;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use diesel::{Connection, PgConnection, RunQueryDsl};
+use serde_json::{Value, json};
+
+use common::{Server, kuryr};
+
+/// A whole legal Cheversi game, White first.
+const GAME: [&str; 16] = [
+    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3",
+    "NG2", "RF1", "KE2",
+];
+const PASSWORD: &str = "correct horse battery staple";
+const PLAYERS: usize = 8;
+/// Client threads, each playing its own games, one request at a time.
+const CLIENTS: usize = 12;
+const GAMES_PER_CLIENT: usize = 8;
+/// The kill comes once this many moves have been acknowledged: about a quarter of the load.
+const KILL_AFTER: usize = 400;
+/// How long the load may take to reach [`KILL_AFTER`] before the test gives up.
+const LOAD_DEADLINE: Duration = Duration::from_secs(60);
+
+#[test]
+fn acknowledged_moves_survive_sigkill_on_sqlite() {
+    let storage = Storage::sqlite();
+    sigkill_mid_load_then_check(&storage);
+}
+
+#[test]
+fn acknowledged_moves_survive_sigkill_on_postgres() {
+    let Some(admin_url) = std::env::var("KURYR_TEST_DATABASE_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
+    else {
+        eprintln!("KURYR_TEST_DATABASE_URL is not set: the PostgreSQL durability test did not run");
+        return;
+    };
+    let storage = Storage::postgres(admin_url);
+    sigkill_mid_load_then_check(&storage);
+}
+
+/// Where the server keeps its data: a data folder (the token secret, and the SQLite file unless
+/// a PostgreSQL database is given), and the database, dropped at the end.
+struct Storage {
+    data_dir: tempfile::TempDir,
+    postgres: Option<PgDatabase>,
+}
+
+struct PgDatabase {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut conn) = PgConnection::establish(&self.admin_url) {
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .execute(&mut conn);
+        }
+    }
+}
+
+impl Storage {
+    fn sqlite() -> Storage {
+        Storage {
+            data_dir: tempfile::tempdir().expect("a temporary folder"),
+            postgres: None,
+        }
+    }
+
+    fn postgres(admin_url: String) -> Storage {
+        let name = format!("kuryr_durability_{}", uuid::Uuid::now_v7().simple());
+        let mut conn =
+            PgConnection::establish(&admin_url).expect("KURYR_TEST_DATABASE_URL must be reachable");
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .expect("create a database for the test");
+        let (base, _) = admin_url
+            .rsplit_once('/')
+            .expect("a URL ending in /database");
+        let url = format!("{base}/{name}");
+        Storage {
+            data_dir: tempfile::tempdir().expect("a temporary folder"),
+            postgres: Some(PgDatabase {
+                admin_url,
+                name,
+                url,
+            }),
+        }
+    }
+
+    fn backend(&self) -> &'static str {
+        if self.postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
+    }
+
+    fn data(&self) -> &Path {
+        self.data_dir.path()
+    }
+
+    /// `kuryr serve` as an operator starts it: configured by the environment alone.
+    fn serve(&self) -> Server {
+        let mut command = kuryr(self.data());
+        command.env("KURYR_LISTEN", "127.0.0.1:0").arg("serve");
+        if let Some(database) = &self.postgres {
+            command.env("DATABASE_URL", &database.url);
+        }
+        let server = Server::start(command);
+        let database = match &self.postgres {
+            Some(database) => format!("database={}", database.url),
+            None => format!("database=sqlite://{}", self.data().display()),
+        };
+        assert!(
+            server.startup_log.last().unwrap().contains(&database),
+            "the server runs on the test's database: {:?}",
+            server.startup_log
+        );
+        server
+    }
+}
+
+/// An HTTP client of one thread. Requests time out, so a thread notices a server that stopped
+/// answering; a refused or reset connection (a killed server) fails at once.
+struct Client {
+    agent: ureq::Agent,
+    base: String,
+}
+
+/// A response read to its end.
+struct Reply {
+    status: u16,
+    body: Value,
+    replayed: bool,
+}
+
+impl Client {
+    fn new(port: u16) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(2)))
+            .timeout_global(Some(Duration::from_secs(15)))
+            .build()
+            .into();
+        Client {
+            agent,
+            base: format!("http://127.0.0.1:{port}"),
+        }
+    }
+
+    fn get(&self, path: &str) -> Result<Reply, ureq::Error> {
+        let response = self.agent.get(format!("{}{path}", self.base)).call()?;
+        read(response)
+    }
+
+    /// A POST with `body` as JSON, or with no body when it is `Value::Null`.
+    fn post(&self, path: &str, token: Option<&str>, body: Value) -> Result<Reply, ureq::Error> {
+        let mut request = self.agent.post(format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let response = if body.is_null() {
+            request.send_empty()?
+        } else {
+            request.send_json(body)?
+        };
+        read(response)
+    }
+
+    /// A request that must succeed with `status`; its body.
+    fn expect(&self, status: u16, reply: Result<Reply, ureq::Error>, what: &str) -> Value {
+        let reply = reply.unwrap_or_else(|e| panic!("{what}: no answer from {}: {e}", self.base));
+        assert_eq!(reply.status, status, "{what}: {}", reply.body);
+        reply.body
+    }
+}
+
+fn read(response: ureq::http::Response<ureq::Body>) -> Result<Reply, ureq::Error> {
+    let status = response.status().as_u16();
+    let replayed = response
+        .headers()
+        .get("idempotent-replayed")
+        .is_some_and(|value| value == "true");
+    let text = response.into_body().read_to_string()?;
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    };
+    Ok(Reply {
+        status,
+        body,
+        replayed,
+    })
+}
+
+/// A game of the load: its id and the indexes of its players.
+#[derive(Clone)]
+struct TestGame {
+    id: String,
+    white: usize,
+    black: usize,
+}
+
+impl TestGame {
+    /// The player who moves at `ply` (0 for White's first move).
+    fn mover(&self, ply: usize) -> usize {
+        if ply.is_multiple_of(2) {
+            self.white
+        } else {
+            self.black
+        }
+    }
+}
+
+/// A move the server acknowledged with a 201, as its answer described it.
+struct Ack {
+    game: usize,
+    /// 1 for the first move, as the server numbers moves.
+    ply: u64,
+    notation: String,
+}
+
+/// A request that got no answer: sent, then the connection failed or timed out.
+struct InFlight {
+    game: usize,
+    /// The ply the request said the game was at (0 for the first move).
+    ply: usize,
+    error: String,
+    /// Whether the server had been killed when the client saw the error.
+    after_kill: bool,
+}
+
+/// What one client thread saw.
+#[derive(Default)]
+struct Outcome {
+    acks: Vec<Ack>,
+    in_flight: Option<InFlight>,
+    /// Answers other than 201: each one fails the test.
+    refusals: Vec<String>,
+}
+
+/// Plays `games` (indexes into `all`) ply by ply, round-robin, until every one is over or the
+/// server stops answering.
+fn play(
+    port: u16,
+    all: &[TestGame],
+    games: Vec<usize>,
+    tokens: &[String],
+    acked: &AtomicUsize,
+    killed: &AtomicBool,
+) -> Outcome {
+    let client = Client::new(port);
+    let mut outcome = Outcome::default();
+    for (ply, mv) in GAME.iter().enumerate() {
+        for &index in &games {
+            let game = &all[index];
+            let token = &tokens[game.mover(ply)];
+            let sent = client.post(
+                &format!("/api/v1/games/{}/moves", game.id),
+                Some(token),
+                json!({"move": mv, "ply": ply}),
+            );
+            match sent {
+                Ok(reply) if reply.status == 201 => {
+                    let stored = &reply.body["move"];
+                    let acked_ply = stored["ply"].as_u64().unwrap_or(0);
+                    let notation = stored["move"].as_str().unwrap_or_default().to_owned();
+                    if acked_ply != ply as u64 + 1
+                        || notation != *mv
+                        || reply.body["game"]["ply"] != json!(ply + 1)
+                    {
+                        outcome.refusals.push(format!(
+                            "game {} ply {ply} {mv}: a 201 describing another move: {}",
+                            game.id, reply.body
+                        ));
+                        return outcome;
+                    }
+                    outcome.acks.push(Ack {
+                        game: index,
+                        ply: acked_ply,
+                        notation,
+                    });
+                    acked.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok(reply) => {
+                    outcome.refusals.push(format!(
+                        "game {} ply {ply} {mv}: {} {}",
+                        game.id, reply.status, reply.body
+                    ));
+                    return outcome;
+                }
+                Err(error) => {
+                    outcome.in_flight = Some(InFlight {
+                        game: index,
+                        ply,
+                        error: error.to_string(),
+                        after_kill: killed.load(Ordering::SeqCst),
+                    });
+                    return outcome;
+                }
+            }
+        }
+    }
+    outcome
+}
+
+fn sigkill_mid_load_then_check(storage: &Storage) {
+    let backend = storage.backend();
+    let mut server = storage.serve();
+    let client = Client::new(server.port);
+
+    // Players, each logged in once: their tokens must still work after the restart.
+    let tokens: Vec<String> = (0..PLAYERS)
+        .map(|i| {
+            let username = format!("player{i}");
+            client.expect(
+                201,
+                client.post(
+                    "/api/v1/auth/register",
+                    None,
+                    json!({"username": username, "email": format!("{username}@example.org"), "password": PASSWORD}),
+                ),
+                "register",
+            );
+            let login = client.expect(
+                200,
+                client.post(
+                    "/api/v1/auth/login",
+                    None,
+                    json!({"username": username, "password": PASSWORD}),
+                ),
+                "log in",
+            );
+            login["access_token"].as_str().unwrap().to_owned()
+        })
+        .collect();
+
+    // Games between varied pairs: White challenges, Black accepts.
+    let games: Vec<TestGame> = (0..CLIENTS * GAMES_PER_CLIENT)
+        .map(|i| {
+            let white = i % PLAYERS;
+            let black = (white + 1 + (i / PLAYERS) % (PLAYERS - 1)) % PLAYERS;
+            let challenge = client.expect(
+                201,
+                client.post(
+                    "/api/v1/challenges",
+                    Some(&tokens[white]),
+                    json!({"game": "cheversi", "opponent": format!("player{black}"), "color": "white"}),
+                ),
+                "challenge",
+            );
+            let id = challenge["id"].as_str().unwrap();
+            let game = client.expect(
+                201,
+                client.post(
+                    &format!("/api/v1/challenges/{id}/accept"),
+                    Some(&tokens[black]),
+                    Value::Null,
+                ),
+                "accept",
+            );
+            TestGame {
+                id: game["id"].as_str().unwrap().to_owned(),
+                white,
+                black,
+            }
+        })
+        .collect();
+    let total_moves = games.len() * GAME.len();
+
+    // The load: every client plays its own games; the server is killed mid-way.
+    let games = Arc::new(games);
+    let tokens = Arc::new(tokens);
+    let acked = Arc::new(AtomicUsize::new(0));
+    let killed = Arc::new(AtomicBool::new(false));
+    let start = Arc::new(Barrier::new(CLIENTS + 1));
+    let port = server.port;
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let (games, tokens, acked, killed, start) = (
+                games.clone(),
+                tokens.clone(),
+                acked.clone(),
+                killed.clone(),
+                start.clone(),
+            );
+            let mine = (0..GAMES_PER_CLIENT)
+                .map(|g| c * GAMES_PER_CLIENT + g)
+                .collect();
+            thread::spawn(move || {
+                start.wait();
+                play(port, &games, mine, &tokens, &acked, &killed)
+            })
+        })
+        .collect();
+    start.wait();
+    let load_started = Instant::now();
+    while acked.load(Ordering::SeqCst) < KILL_AFTER
+        && !clients.iter().all(|c| c.is_finished())
+        && load_started.elapsed() < LOAD_DEADLINE
+    {
+        thread::sleep(Duration::from_millis(2));
+    }
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server died on its own under load"
+    );
+    killed.store(true, Ordering::SeqCst);
+    server.child.kill().expect("SIGKILL the server");
+    let status = server.child.wait().unwrap();
+    let load_time = load_started.elapsed();
+    let acked_at_kill = acked.load(Ordering::SeqCst);
+    assert_eq!(status.signal(), Some(9), "the server ended by SIGKILL");
+    let outcomes: Vec<Outcome> = clients
+        .into_iter()
+        .map(|c| c.join().expect("a client thread panicked"))
+        .collect();
+    drop(server);
+
+    let refusals: Vec<&String> = outcomes.iter().flat_map(|o| &o.refusals).collect();
+    assert!(
+        refusals.is_empty(),
+        "the live server refused moves of a legal game: {refusals:#?}"
+    );
+    let acks: Vec<&Ack> = outcomes.iter().flat_map(|o| &o.acks).collect();
+    let in_flight: Vec<&InFlight> = outcomes
+        .iter()
+        .filter_map(|o| o.in_flight.as_ref())
+        .collect();
+    assert!(
+        acks.len() >= KILL_AFTER,
+        "only {} moves were acknowledged in {load_time:?} before the kill",
+        acks.len()
+    );
+    assert!(
+        acks.len() < total_moves,
+        "every move was played before the kill: nothing was killed mid-load"
+    );
+    for lost in in_flight.iter().filter(|f| !f.after_kill) {
+        eprintln!(
+            "note: a client lost the server before the kill (treated as in flight): game {} ply {}: {}",
+            games[lost.game].id, lost.ply, lost.error
+        );
+    }
+
+    // The same data, a new process, with the token secret it generated the first time.
+    let server = storage.serve();
+    assert!(
+        !server
+            .startup_log
+            .iter()
+            .any(|line| line.contains("generated a new token signing secret")),
+        "{:?}",
+        server.startup_log
+    );
+    let client = Client::new(server.port);
+    let mut acked_by_game: HashMap<usize, Vec<&Ack>> = HashMap::new();
+    for ack in &acks {
+        acked_by_game.entry(ack.game).or_default().push(ack);
+    }
+    let in_flight_by_game: HashMap<usize, &InFlight> =
+        in_flight.iter().map(|f| (f.game, *f)).collect();
+    let mut stored_total = 0;
+    let mut in_flight_stored = Vec::new();
+    for (index, game) in games.iter().enumerate() {
+        let history = client.expect(
+            200,
+            client.get(&format!("/api/v1/games/{}/moves", game.id)),
+            "history",
+        );
+        let state = client.expect(
+            200,
+            client.get(&format!("/api/v1/games/{}", game.id)),
+            "game",
+        );
+        let moves = history["moves"].as_array().expect("a list of moves");
+        let stored = moves.len();
+        stored_total += stored;
+        for (i, mv) in moves.iter().enumerate() {
+            assert_eq!(mv["ply"], json!(i + 1), "game {}: {history}", game.id);
+            assert_eq!(mv["move"], GAME[i], "game {}: {history}", game.id);
+            let side = if i.is_multiple_of(2) {
+                "white"
+            } else {
+                "black"
+            };
+            assert_eq!(mv["side"], side, "game {}: {history}", game.id);
+        }
+        assert_eq!(
+            state["ply"],
+            json!(stored),
+            "game {}: its ply is the length of its history",
+            game.id
+        );
+        let game_acks = acked_by_game.get(&index).map(Vec::as_slice).unwrap_or(&[]);
+        for ack in game_acks {
+            let at = usize::try_from(ack.ply).unwrap() - 1;
+            assert!(
+                at < stored,
+                "game {}: the acknowledged move {} {} was lost ({stored} stored)",
+                game.id,
+                ack.ply,
+                ack.notation
+            );
+            assert_eq!(
+                moves[at]["move"], ack.notation,
+                "game {}: move {} is not the one acknowledged",
+                game.id, ack.ply
+            );
+        }
+        let highest_acked = game_acks.iter().map(|a| a.ply).max().unwrap_or(0) as usize;
+        assert!(state["ply"].as_u64().unwrap() as usize >= highest_acked);
+        match stored - highest_acked {
+            0 => {}
+            1 => {
+                let pending = in_flight_by_game.get(&index).unwrap_or_else(|| {
+                    panic!(
+                        "game {}: move {stored} is stored, but was neither acknowledged nor in flight",
+                        game.id
+                    )
+                });
+                assert_eq!(pending.ply, highest_acked, "game {}", game.id);
+                in_flight_stored.push(index);
+            }
+            extra => panic!(
+                "game {}: {extra} moves stored beyond the {highest_acked} acknowledged",
+                game.id
+            ),
+        }
+    }
+
+    // A client retries its unanswered request after the restart, with the token it had: the
+    // same success, replayed exactly when the move had been stored.
+    for pending in &in_flight {
+        let game = &games[pending.game];
+        let reply = client
+            .post(
+                &format!("/api/v1/games/{}/moves", game.id),
+                Some(&tokens[game.mover(pending.ply)]),
+                json!({"move": GAME[pending.ply], "ply": pending.ply}),
+            )
+            .expect("the restarted server answers");
+        assert_eq!(reply.status, 201, "game {}: {}", game.id, reply.body);
+        assert_eq!(reply.body["move"]["ply"], json!(pending.ply + 1));
+        assert_eq!(reply.body["move"]["move"], GAME[pending.ply]);
+        assert_eq!(
+            reply.replayed,
+            in_flight_stored.contains(&pending.game),
+            "game {}: replayed exactly when the move in flight had been stored",
+            game.id
+        );
+    }
+
+    println!(
+        "{backend}: {} games, {total_moves} moves to play; SIGKILL after {load_time:.2?} with {acked_at_kill} acknowledged",
+        games.len()
+    );
+    println!(
+        "{backend}: {} moves acknowledged, {stored_total} stored after the restart; {} requests in flight at the kill, {} of them stored, {} not",
+        acks.len(),
+        in_flight.len(),
+        in_flight_stored.len(),
+        in_flight.len() - in_flight_stored.len()
+    );
+}
