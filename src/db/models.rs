@@ -8,6 +8,7 @@ use super::schema::{challenges, games, moves, outbox, rolls, users, vacations};
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = users)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct User {
     pub id: String,
     pub username: String,
@@ -32,6 +33,7 @@ pub struct User {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = games)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct Game {
     pub id: String,
     pub game_kind: String,
@@ -71,6 +73,7 @@ pub struct Game {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
 #[diesel(table_name = moves)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct Move {
     pub game_id: String,
     pub ply: i32,
@@ -87,6 +90,7 @@ pub struct Move {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = challenges)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct Challenge {
     pub id: String,
     pub game_kind: String,
@@ -107,6 +111,7 @@ pub struct Challenge {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
 #[diesel(table_name = rolls)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct Roll {
     pub game_id: String,
     pub number: i32,
@@ -120,6 +125,7 @@ pub struct Roll {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = vacations)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct Vacation {
     pub id: String,
     pub user_id: String,
@@ -131,6 +137,7 @@ pub struct Vacation {
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = outbox)]
 #[diesel(check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
 pub struct OutboxRow {
     pub id: String,
     pub user_id: String,

@@ -201,12 +201,12 @@ fn find_by_login(conn: &mut DbConn, login: &str) -> QueryResult<Option<User>> {
     if login_key.contains('@') {
         query
             .filter(users::email_key.eq(login_key))
-            .first(conn)
+            .get_result(conn)
             .optional()
     } else {
         query
             .filter(users::username_key.eq(login_key))
-            .first(conn)
+            .get_result(conn)
             .optional()
     }
 }
@@ -249,7 +249,7 @@ pub async fn session_user(
             .filter(users::id.eq(&id))
             .filter(users::session_version.eq(session_version))
             .select((users::id, users::username))
-            .first(conn)
+            .get_result(conn)
             .optional()?;
         Ok(found.map(|(id, username)| AuthUser { id, username }))
     })
@@ -261,7 +261,7 @@ pub async fn get(db: &Database, id: String) -> Result<User, ServiceError> {
         users::table
             .find(&id)
             .select(User::as_select())
-            .first(conn)
+            .get_result(conn)
             .optional()?
             .ok_or_else(|| ServiceError::NotFound("the account no longer exists".into()))
     })
@@ -273,7 +273,7 @@ pub fn find_by_username(conn: &mut DbConn, username: &str) -> QueryResult<Option
     users::table
         .filter(users::username_key.eq(key(username.trim())))
         .select(User::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()
 }
 
@@ -324,7 +324,7 @@ pub async fn update(
         let mut user: User = users::table
             .find(&id)
             .select(User::as_select())
-            .first(conn)?;
+            .get_result(conn)?;
         if let Some(username) = username {
             user.username_key = key(&username);
             user.username = username;
@@ -383,7 +383,7 @@ pub(super) async fn set_password_hash(
         let user: User = users::table
             .find(&id)
             .select(User::as_select())
-            .first(conn)?;
+            .get_result(conn)?;
         if let Some(expected) = expected_hash
             && expected != user.password_hash
         {

@@ -68,7 +68,7 @@ pub async fn resend_confirmation(
         let user: User = users::table
             .find(&user_id)
             .select(User::as_select())
-            .first(conn)?;
+            .get_result(conn)?;
         if user.email_verified_at.is_none() {
             send_confirmation(conn, &notifier, &user, now)?;
         }
@@ -91,7 +91,7 @@ pub async fn confirm(
         let mut user: User = users::table
             .find(&claims.sub)
             .select(User::as_select())
-            .first(conn)
+            .get_result(conn)
             .optional()?
             .ok_or_else(|| invalid_link("confirmation"))?;
         // A link for an address the account no longer has confirms nothing.
@@ -131,7 +131,7 @@ pub async fn request_password_reset(
             .filter(users::email_key.eq(key(email.trim())))
             .filter(users::email_verified_at.is_not_null())
             .select(User::as_select())
-            .first(conn)
+            .get_result(conn)
             .optional()?;
         let Some(user) = user else {
             return Ok(());
@@ -199,7 +199,7 @@ pub async fn unsubscribe(
         let stored: Option<String> = users::table
             .find(&claims.sub)
             .select(users::notification_settings)
-            .first(conn)
+            .get_result(conn)
             .optional()?;
         let Some(stored) = stored else {
             return Err(invalid_link("unsubscribe"));

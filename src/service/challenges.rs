@@ -122,7 +122,7 @@ fn find(conn: &mut DbConn, id: &str) -> Result<Challenge, ServiceError> {
     challenges::table
         .find(id)
         .select(Challenge::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .ok_or_else(|| not_found(id))
 }

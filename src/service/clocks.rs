@@ -51,7 +51,7 @@ fn counting_for(
     let zone: String = users::table
         .find(user_id)
         .select(users::time_zone)
-        .first(conn)?;
+        .get_result(conn)?;
     let rows: Vec<Vacation> = vacations::table
         .filter(vacations::user_id.eq(user_id))
         .filter(

@@ -125,7 +125,7 @@ fn find(conn: &mut DbConn, id: &str) -> Result<Game, ServiceError> {
     games::table
         .find(id)
         .select(Game::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .ok_or_else(|| not_found(id))
 }
@@ -416,7 +416,7 @@ fn find_with_players(conn: &mut DbConn, id: &str) -> Result<(Game, [Player; 2]),
                 ),
             )),
         ))
-        .first::<(Game, Player, Player)>(conn)
+        .get_result::<(Game, Player, Player)>(conn)
         .optional()?
         .ok_or_else(|| not_found(id))?;
     Ok((game, [white, black]))
@@ -455,7 +455,7 @@ fn play_in_transaction(
         None => users::table
             .find(&caller.id)
             .select(users::session_version)
-            .first(conn)
+            .get_result(conn)
             .optional()?,
     };
     if session_version != Some(caller.session_version) {
@@ -715,7 +715,7 @@ fn replay_of(
     let last: Option<Move> = moves::table
         .find((&game.id, game.ply))
         .select(Move::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?;
     let Some(last) = last.filter(|m| m.ply == game.ply && m.side == side.name()) else {
         return Ok(None);
@@ -728,7 +728,7 @@ fn replay_of(
         .filter(moves::game_id.eq(&game.id))
         .filter(moves::ply.eq(game.ply - 1))
         .select(moves::position)
-        .first(conn)
+        .get_result(conn)
         .optional()?;
     let before = match before {
         Some(position) => position,

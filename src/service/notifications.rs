@@ -272,7 +272,7 @@ pub fn recipient(conn: &mut DbConn, user_id: &str) -> Result<Recipient, ServiceE
             users::notification_settings,
             users::time_zone,
         ))
-        .first(conn)?)
+        .get_result(conn)?)
 }
 
 /// The turn that passed to a player, as the move's transaction records it. The mail (the board

@@ -138,13 +138,16 @@ fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ServiceError
         .find(id)
         .filter(games::status.eq(status::ACTIVE))
         .select(Game::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?)
 }
 
 fn usernames(conn: &mut DbConn, game: &Game) -> Result<[String; 2], ServiceError> {
     let name = |conn: &mut DbConn, id: &str| -> Result<String, ServiceError> {
-        Ok(users::table.find(id).select(users::username).first(conn)?)
+        Ok(users::table
+            .find(id)
+            .select(users::username)
+            .get_result(conn)?)
     };
     Ok([name(conn, &game.white_id)?, name(conn, &game.black_id)?])
 }
@@ -255,7 +258,7 @@ fn digest(
     let due: Option<NaiveDateTime> = users::table
         .find(user_id)
         .select(users::next_digest_at)
-        .first(conn)?;
+        .get_result(conn)?;
     let Some(due) = due.filter(|due| *due <= now.naive_utc()) else {
         return Ok(false);
     };

@@ -38,7 +38,7 @@ fn load(conn: &mut DbConn, user_id: &str) -> Result<(Vec<Vacation>, chrono_tz::T
     let zone: String = users::table
         .find(user_id)
         .select(users::time_zone)
-        .first(conn)?;
+        .get_result(conn)?;
     let rows = vacations::table
         .filter(vacations::user_id.eq(user_id))
         .order(vacations::started_at.asc())
