@@ -456,9 +456,14 @@ fn size_mode() {
     let started = Instant::now();
     let fresh_dir = work.path().join("fresh");
     let fresh_url = store.database("fresh");
-    let fresh = start_kuryr("kuryr (fresh)", &fresh_dir, &fresh_url);
-    let fresh_players = setup::players(&setup::Api::new(&fresh.base), &fresh_dir.join("mail"));
-    let fresh_games = setup::games(&fresh.base, &fresh_players, total);
+    // Both servers are restarted after their setup, so that their rounds and peak RSS start
+    // from the same state.
+    let (fresh_players, fresh_games) = {
+        let server = start_kuryr("kuryr (fresh, setup)", &fresh_dir, &fresh_url);
+        let players = setup::players(&setup::Api::new(&server.base), &fresh_dir.join("mail"));
+        let games = setup::games(&server.base, &players, total);
+        (players, games)
+    };
 
     // The big database: migrated, its players and games made through the API like the fresh
     // one's, then the server stopped while the fill writes underneath it.
@@ -471,7 +476,7 @@ fn size_mode() {
         .unwrap();
     assert!(migrated.success(), "kuryr migrate failed");
     let (full_players, full_games) = {
-        let server = start_kuryr("kuryr (before the fill)", &full_dir, &full_url);
+        let server = start_kuryr("kuryr (prefilled, setup)", &full_dir, &full_url);
         let players = setup::players(&setup::Api::new(&server.base), &full_dir.join("mail"));
         let games = setup::games(&server.base, &players, total);
         (players, games)
@@ -492,6 +497,7 @@ fn size_mode() {
         total,
         fill.history
     );
+    let fresh = start_kuryr("kuryr (fresh)", &fresh_dir, &fresh_url);
     let full = start_kuryr("kuryr (prefilled)", &full_dir, &full_url);
 
     let mut ratios = Vec::new();
