@@ -6,11 +6,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::clock::TimeControl;
-use crate::db::models::{Game, Move, Roll, User};
+use crate::db::models::{Move, Roll, User};
 use crate::error::ApiError;
 use crate::rules::{LoadedPosition, Side};
 use crate::service::challenges::ChallengeDetails;
 use crate::service::clocks;
+use crate::service::game::GameState;
 use crate::service::games::GameDetails;
 use crate::service::vacations::VacationStatus;
 use crate::service::{Page, UserRef};
@@ -123,44 +124,33 @@ impl GameView {
         with_legal_moves: bool,
         position: Option<&dyn LoadedPosition>,
     ) -> Result<GameView, ApiError> {
-        let engine = details.engine()?;
-        let options = details.options()?;
         let game = details.game;
-        let to_move = game.to_move_id.as_deref().map(|id| {
-            if id == game.white_id {
-                Side::White
-            } else {
-                Side::Black
-            }
-        });
-        let legal_moves = match (with_legal_moves, to_move) {
+        let legal_moves = match (with_legal_moves, game.to_move) {
             (true, Some(_)) => Some(match position {
                 Some(position) => position.legal_moves(),
-                None => engine.legal_moves(&game.position, &options).map_err(|e| {
-                    ApiError::Internal(anyhow::anyhow!("stored position is unreadable: {e}"))
-                })?,
+                None => game.load_position()?.legal_moves(),
             }),
             _ => None,
         };
         let clock = ClockView::of(&game);
         Ok(GameView {
+            game: game.kind.id().to_owned(),
+            status: game.status.as_str().to_owned(),
+            to_move: game.to_move,
+            result: game.result.map(|r| r.as_str().to_owned()),
+            termination: game.termination.map(|t| t.as_str().to_owned()),
+            draw_offer: game.draw_offer.map(|side| side.name().to_owned()),
+            dice_commitment: game.dice.map(|dice| dice.commitment),
             id: game.id,
-            game: game.game_kind,
-            options,
+            options: game.options,
             white: details.white,
             black: details.black,
-            status: game.status,
-            to_move,
             ply: game.ply,
             position: game.position,
-            result: game.result,
-            termination: game.termination,
             summary: game.result_summary,
-            draw_offer: game.draw_offer,
             days_per_move: game.days_per_move,
             clock,
             legal_moves,
-            dice_commitment: game.dice_commitment,
             created_at: utc(game.created_at),
             updated_at: utc(game.updated_at),
             finished_at: game.finished_at.map(utc),
@@ -186,8 +176,8 @@ pub struct ClockView {
 }
 
 impl ClockView {
-    fn of(game: &Game) -> Option<ClockView> {
-        let control = clocks::control_of(game);
+    fn of(game: &GameState) -> Option<ClockView> {
+        let control = game.time_control;
         if control == TimeControl::None {
             return None;
         }
@@ -195,7 +185,7 @@ impl ClockView {
         Some(ClockView {
             summary: control.summary(),
             time_control: control,
-            weekend_pause: game.weekend_pause != 0,
+            weekend_pause: game.weekend_pause,
             turn_started_at: game.turn_started_at.map(utc),
             deadline: game.deadline_at.map(utc),
             white_seconds,
@@ -340,12 +330,19 @@ pub struct DiceView {
 }
 
 impl DiceView {
-    pub fn new(game: Game, rolls: Vec<Roll>) -> DiceView {
+    pub fn new(game: GameState, rolls: Vec<Roll>) -> DiceView {
         let finished = game.result.is_some();
         DiceView {
             algorithm: "HMAC-SHA-256",
-            commitment: game.dice_commitment.unwrap_or_default(),
-            seed: game.dice_seed.filter(|_| finished),
+            commitment: game
+                .dice
+                .as_ref()
+                .map(|dice| dice.commitment.clone())
+                .unwrap_or_default(),
+            seed: game
+                .dice
+                .filter(|_| finished)
+                .map(|dice| dice.seed.to_hex()),
             rolls: rolls
                 .into_iter()
                 .map(|roll| RollView {

@@ -5,6 +5,7 @@
 //! through a single connection and starts with `BEGIN IMMEDIATE`, so writers queue instead of failing
 //! with `SQLITE_BUSY` half-way through a read-then-write transaction.
 
+pub mod games;
 mod group_commit;
 pub mod models;
 pub mod schema;

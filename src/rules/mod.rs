@@ -481,6 +481,12 @@ impl fmt::Debug for dyn LoadedPosition {
     }
 }
 
+impl fmt::Debug for dyn Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
 /// The text-level interface to a game, the same for every game.
 pub trait Engine: Sync {
     /// Reads a position once, for [`LoadedPosition`]'s questions.

@@ -418,7 +418,7 @@ pub async fn accept(
                 .map_or(kind.id(), |engine| engine.name())
                 .to_owned(),
             game_url: notifier.game_url(&details.game.id),
-            your_move: details.game.to_move_id.as_deref() == Some(&challenge.challenger_id),
+            your_move: details.game.to_move_id() == Some(challenge.challenger_id.as_str()),
         });
         notifications::enqueue(conn, &to, accepted, Some(&details.game.id), now)?;
         Ok(details)

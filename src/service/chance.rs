@@ -3,14 +3,11 @@
 //! asked for it (see `docs/fair-dice.md`).
 
 use chrono::NaiveDateTime;
-use diesel::prelude::*;
 
 use super::error::ServiceError;
-use super::games::player_of;
-use crate::db::DbConn;
-use crate::db::models::{Game, Move, Roll};
-use crate::db::schema::{moves, rolls};
-use crate::dice::Seed;
+use super::game::GameState;
+use crate::db::models::{Move, Roll};
+use crate::db::{self, DbConn};
 use crate::rules::{LoadedPosition, Side};
 
 /// How many rolls and forced passes may follow one move before the server stops and waits;
@@ -31,29 +28,23 @@ pub(super) struct Chance {
 pub(super) type Autoplay = [bool; 2];
 
 impl Chance {
-    fn seed(game: &Game) -> Result<Seed, ServiceError> {
-        game.dice_seed
-            .as_deref()
-            .and_then(Seed::from_hex)
-            .ok_or_else(|| {
-                ServiceError::Internal(anyhow::anyhow!(
-                    "game {} needs dice but has no seed",
-                    game.id
-                ))
-            })
-    }
-
     fn roll(
         &mut self,
-        game: &mut Game,
+        game: &mut GameState,
         count: usize,
         side: Side,
         purpose: &str,
         now: NaiveDateTime,
     ) -> Result<Vec<u8>, ServiceError> {
-        let first = game.dice_used + 1;
-        let dice = Self::seed(game)?.dice(first as u64, count);
-        game.dice_used += count as i32;
+        let Some(seeded) = game.dice.as_mut() else {
+            return Err(ServiceError::internal(format!(
+                "game {} needs dice but has no seed",
+                game.id
+            )));
+        };
+        let first = seeded.used + 1;
+        let dice = seeded.seed.dice(first as u64, count);
+        seeded.used += count as i32;
         self.rolls.push(Roll {
             game_id: game.id.clone(),
             number: first,
@@ -70,7 +61,7 @@ impl Chance {
     /// deciding dice, White's first.
     pub(super) fn opening_roll(
         &mut self,
-        game: &mut Game,
+        game: &mut GameState,
         now: NaiveDateTime,
     ) -> Result<(u8, u8), ServiceError> {
         for _ in 0..MAX_CHANCE_STEPS {
@@ -88,7 +79,7 @@ impl Chance {
     /// over; answers the position reached, and leaves its canonical form in the game.
     pub(super) fn settle(
         &mut self,
-        game: &mut Game,
+        game: &mut GameState,
         mut position: Box<dyn LoadedPosition>,
         autoplay: Autoplay,
         now: NaiveDateTime,
@@ -110,7 +101,7 @@ impl Chance {
             // Only the dice can leave a player without a move; sparing the other games (for
             // players who play their forced moves themselves) this second move generation keeps
             // their move path lean.
-            if game.dice_seed.is_none() && !autoplay[side.index()] {
+            if game.dice.is_none() && !autoplay[side.index()] {
                 break;
             }
             let legal = position.legal_moves();
@@ -129,7 +120,7 @@ impl Chance {
                 game_id: game.id.clone(),
                 ply: game.ply,
                 side: side.name().to_owned(),
-                player_id: player_of(game, side).to_owned(),
+                player_id: game.player(side).to_owned(),
                 submitted: forced.clone(),
                 notation,
                 position: game.position.clone(),
@@ -143,29 +134,27 @@ impl Chance {
         Ok(position)
     }
 
-    /// Whether the server played a move for `side` (a side name).
-    pub(super) fn moved(&self, side: &str) -> bool {
-        self.automatic.iter().any(|mv| mv.side == side)
+    /// Whether the server played a move for `side`.
+    pub(super) fn moved(&self, side: Side) -> bool {
+        self.automatic.iter().any(|mv| mv.side == side.name())
     }
 
     /// The last move the server played for `side`, if any.
-    pub(super) fn last_move_of(&self, side: &str) -> Option<&String> {
+    pub(super) fn last_move_of(&self, side: Side) -> Option<&String> {
         self.automatic
             .iter()
             .rev()
-            .find(|mv| mv.side == side)
+            .find(|mv| mv.side == side.name())
             .map(|mv| &mv.notation)
     }
 
     pub(super) fn store(&self, conn: &mut DbConn) -> Result<(), ServiceError> {
         // One row at a time: multi-row inserts are not portable across the two backends.
         for roll in &self.rolls {
-            diesel::insert_into(rolls::table)
-                .values(roll)
-                .execute(conn)?;
+            db::games::insert_roll(conn, roll)?;
         }
         for mv in &self.automatic {
-            diesel::insert_into(moves::table).values(mv).execute(conn)?;
+            db::games::insert_move(conn, mv)?;
         }
         Ok(())
     }

@@ -12,21 +12,14 @@ use chrono_tz::Tz;
 use diesel::prelude::*;
 
 use super::error::ServiceError;
+use super::game::GameState;
 use crate::clock::{self, Counting, Pause, TimeControl, TimedOut};
 use crate::db::DbConn;
-use crate::db::models::{Game, Vacation};
+use crate::db::models::Vacation;
 use crate::db::schema::{reminders_sent, users, vacations};
 use crate::rules::Side;
 
 use super::notifications;
-
-/// The time control a game was created with.
-pub fn control_of(game: &Game) -> TimeControl {
-    game.time_control
-        .as_deref()
-        .and_then(|json| serde_json::from_str(json).ok())
-        .unwrap_or_default()
-}
 
 fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
     naive.and_utc()
@@ -44,7 +37,7 @@ pub fn zone_of(name: &str) -> Tz {
 /// How a player's clock counts in this game, and their vacations that may overlap `since`.
 fn counting_for(
     conn: &mut DbConn,
-    game: &Game,
+    game: &GameState,
     user_id: &str,
     since: NaiveDateTime,
 ) -> Result<(Counting, Vec<Pause>), ServiceError> {
@@ -70,31 +63,28 @@ fn counting_for(
         .collect();
     let counting = Counting {
         zone: zone_of(&zone),
-        weekend_pause: game.weekend_pause != 0,
+        weekend_pause: game.weekend_pause,
     };
     Ok((counting, pauses))
 }
 
-fn bank_of(game: &Game, side: Side) -> Option<i32> {
-    match side {
-        Side::White => game.clock_white,
-        Side::Black => game.clock_black,
-    }
+fn bank_of(game: &GameState, side: Side) -> Option<i32> {
+    game.banks[side.index()]
 }
 
-fn set_bank(game: &mut Game, side: Side, seconds: i32) {
-    match side {
-        Side::White => game.clock_white = Some(seconds),
-        Side::Black => game.clock_black = Some(seconds),
-    }
+fn set_bank(game: &mut GameState, side: Side, seconds: i32) {
+    game.banks[side.index()] = Some(seconds);
 }
 
 /// Sets up the clocks of a new game; call once the player to move is known.
-pub fn start(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(), ServiceError> {
-    let control = control_of(game);
+pub fn start(
+    conn: &mut DbConn,
+    game: &mut GameState,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    let control = game.time_control;
     if let Some([white, black]) = clock::start_clocks(&control) {
-        game.clock_white = Some(seconds(white));
-        game.clock_black = Some(seconds(black));
+        game.banks = [Some(seconds(white)), Some(seconds(black))];
     }
     start_turn(conn, game, now)
 }
@@ -102,7 +92,7 @@ pub fn start(conn: &mut DbConn, game: &mut Game, now: DateTime<Utc>) -> Result<(
 /// Starts the clock of the player to move (none when the game is over or has no clock).
 pub fn start_turn(
     conn: &mut DbConn,
-    game: &mut Game,
+    game: &mut GameState,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     game.turn_started_at = Some(now.naive_utc());
@@ -110,26 +100,22 @@ pub fn start_turn(
 }
 
 /// Recomputes the stored deadline of the turn in progress, and when its next reminder is due.
-pub fn refresh_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ServiceError> {
+pub fn refresh_deadline(conn: &mut DbConn, game: &mut GameState) -> Result<(), ServiceError> {
     compute_deadline(conn, game)?;
     game.next_reminder_at = next_reminder(conn, game)?;
     Ok(())
 }
 
-fn compute_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ServiceError> {
+fn compute_deadline(conn: &mut DbConn, game: &mut GameState) -> Result<(), ServiceError> {
     game.deadline_at = None;
-    let control = control_of(game);
-    let (Some(to_move), Some(started)) = (game.to_move_id.clone(), game.turn_started_at) else {
+    let control = game.time_control;
+    let (Some(side), Some(started)) = (game.to_move, game.turn_started_at) else {
         return Ok(());
     };
     if control == TimeControl::None || game.result.is_some() {
         return Ok(());
     }
-    let side = if to_move == game.white_id {
-        Side::White
-    } else {
-        Side::Black
-    };
+    let to_move = game.player(side).to_owned();
     let remaining = TimeDelta::seconds(i64::from(bank_of(game, side).unwrap_or(0)));
     let (counting, pauses) = counting_for(conn, game, &to_move, started)?;
     game.deadline_at = clock::turn_deadline(&control, remaining, utc(started), &counting, &pauses)
@@ -142,10 +128,10 @@ fn compute_deadline(conn: &mut DbConn, game: &mut Game) -> Result<(), ServiceErr
 /// turn began (a reminder then would only repeat the turn mail).
 pub fn next_reminder(
     conn: &mut DbConn,
-    game: &Game,
+    game: &GameState,
 ) -> Result<Option<NaiveDateTime>, ServiceError> {
     let (Some(deadline), Some(to_move), Some(started)) =
-        (game.deadline_at, &game.to_move_id, game.turn_started_at)
+        (game.deadline_at, game.to_move_id(), game.turn_started_at)
     else {
         return Ok(None);
     };
@@ -172,21 +158,18 @@ pub fn next_reminder(
 /// after the deadline (the scheduler had not ended the game yet).
 pub fn end_turn(
     conn: &mut DbConn,
-    game: &mut Game,
+    game: &mut GameState,
     mover: Side,
     now: DateTime<Utc>,
 ) -> Result<Result<(), TimedOut>, ServiceError> {
-    let control = control_of(game);
+    let control = game.time_control;
     let Some(started) = game.turn_started_at else {
         return Ok(Ok(()));
     };
     if control == TimeControl::None {
         return Ok(Ok(()));
     }
-    let mover_id = match mover {
-        Side::White => game.white_id.clone(),
-        Side::Black => game.black_id.clone(),
-    };
+    let mover_id = game.player(mover).to_owned();
     let (counting, pauses) = counting_for(conn, game, &mover_id, started)?;
     let used = clock::counted(utc(started), now, &counting, &pauses);
     let before = TimeDelta::seconds(i64::from(bank_of(game, mover).unwrap_or(0)));
@@ -199,8 +182,8 @@ pub fn end_turn(
 /// Each side's counted time for its current or next turn, in seconds (`None` without a clock):
 /// the full allowance per move, or what the bank held when the turn began. The side to move
 /// loses at the stored deadline, which already accounts for weekends and vacations.
-pub fn budgets(game: &Game) -> [Option<i64>; 2] {
-    let control = control_of(game);
+pub fn budgets(game: &GameState) -> [Option<i64>; 2] {
+    let control = game.time_control;
     [Side::White, Side::Black].map(|side| {
         let bank = TimeDelta::seconds(i64::from(bank_of(game, side).unwrap_or(0)));
         clock::turn_budget(&control, bank).map(|budget| budget.num_seconds())

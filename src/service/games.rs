@@ -6,39 +6,28 @@
 //! history.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use diesel::prelude::*;
-use serde_json::Value;
 
 use super::chance::{Autoplay, Chance};
 use super::error::{Conflict, Refusal, ServiceError, Unauthenticated};
-use super::notifications::{self, GameForMail, Notifier};
+use super::game::{Dice, GameResult, GameState, GameStatus, Termination};
+use super::notifications::{self, GameForMail, Notifier, Recipient};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
-use crate::db::models::{Game, Move, Roll, status};
-use crate::db::schema::{games, moves, rolls, users};
-use crate::db::{Database, DbConn};
+use crate::db::models::{Move, Roll};
+use crate::db::{self, Database, DbConn};
 use crate::dice::Seed;
 use crate::rules::{
     Engine, GameKind, LoadedPosition, MoveError, OptionsError, Outcome, PlayError, Side,
 };
+use serde_json::Value;
 
 /// A game with the names of its players.
 #[derive(Clone, Debug)]
 pub struct GameDetails {
-    pub game: Game,
+    pub game: GameState,
     pub white: UserRef,
     pub black: UserRef,
-}
-
-impl GameDetails {
-    pub fn engine(&self) -> Result<&'static dyn Engine, ServiceError> {
-        engine_of(&self.game)
-    }
-
-    pub fn options(&self) -> Result<Value, ServiceError> {
-        options_of(&self.game)
-    }
 }
 
 /// The result of a move request.
@@ -60,13 +49,6 @@ pub enum StatusFilter {
     All,
 }
 
-/// How a game ended, as stored in `termination` beside the engine's own reasons.
-pub mod termination {
-    pub const RESIGNATION: &str = "resignation";
-    pub const AGREEMENT: &str = "agreement";
-    pub const TIME: &str = "time";
-}
-
 /// The clock a new game is played with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ClockSetup {
@@ -75,62 +57,17 @@ pub struct ClockSetup {
     pub weekend_pause: bool,
 }
 
-pub fn engine_of(game: &Game) -> Result<&'static dyn Engine, ServiceError> {
-    game.game_kind
-        .parse::<GameKind>()
-        .ok()
-        .and_then(GameKind::engine)
-        .ok_or_else(|| {
-            ServiceError::Internal(anyhow::anyhow!(
-                "game {} is of kind `{}`, which this server cannot play",
-                game.id,
-                game.game_kind
-            ))
-        })
-}
-
-/// A game's stored options. Options that no longer read are an error that says so, never
-/// quietly the defaults: they decide what is legal.
-pub(super) fn options_of(game: &Game) -> Result<Value, ServiceError> {
-    serde_json::from_str(&game.options).map_err(|e| {
-        ServiceError::internal(format!(
-            "game {}: stored options `{}` are unreadable: {e}",
-            game.id, game.options
-        ))
-    })
-}
-
-fn side_of(game: &Game, user_id: &str) -> Option<Side> {
-    if game.white_id == user_id {
-        Some(Side::White)
-    } else if game.black_id == user_id {
-        Some(Side::Black)
-    } else {
-        None
-    }
-}
-
-pub(super) fn player_of(game: &Game, side: Side) -> &str {
-    match side {
-        Side::White => &game.white_id,
-        Side::Black => &game.black_id,
-    }
-}
-
 fn not_found(id: &str) -> ServiceError {
     ServiceError::NotFound(format!("there is no game with id `{id}`"))
 }
 
-fn find(conn: &mut DbConn, id: &str) -> Result<Game, ServiceError> {
-    games::table
-        .find(id)
-        .select(Game::as_select())
-        .get_result(conn)
-        .optional()?
-        .ok_or_else(|| not_found(id))
+/// Loads a game, typed.
+pub(super) fn find(conn: &mut DbConn, id: &str) -> Result<GameState, ServiceError> {
+    let row = db::games::find(conn, id)?.ok_or_else(|| not_found(id))?;
+    GameState::from_row(row)
 }
 
-fn details(conn: &mut DbConn, game: Game) -> Result<GameDetails, ServiceError> {
+fn details(conn: &mut DbConn, game: GameState) -> Result<GameDetails, ServiceError> {
     let refs = user_refs(conn, &[&game.white_id, &game.black_id])?;
     Ok(GameDetails {
         white: user_ref(&refs, &game.white_id)?,
@@ -139,7 +76,8 @@ fn details(conn: &mut DbConn, game: Game) -> Result<GameDetails, ServiceError> {
     })
 }
 
-/// Stores a new game at its start position; used when a challenge is accepted.
+/// Stores a new game at its start position; used when a challenge is accepted. `options` are
+/// complete (normalised by the engine).
 pub fn create(
     conn: &mut DbConn,
     kind: GameKind,
@@ -148,7 +86,7 @@ pub fn create(
     black_id: &str,
     clock: ClockSetup,
     now: DateTime<Utc>,
-) -> Result<Game, ServiceError> {
+) -> Result<GameState, ServiceError> {
     let utc_now = now;
     let now = now.naive_utc();
     let engine = kind
@@ -156,21 +94,17 @@ pub fn create(
         .ok_or_else(|| ServiceError::invalid("game", format!("{kind} cannot be played yet")))?;
     let bad_options = |e: OptionsError| ServiceError::invalid("options", e.to_string());
     let position = engine.start_position(options).map_err(bad_options)?;
-    let start = engine
-        .load(&position, options)
-        .map_err(|e| ServiceError::internal(format!("unreadable start position: {e}")))?;
-    let uses_dice = engine.opening_roll() || start.roll_due().is_some();
-    let seed = uses_dice.then(Seed::generate);
-    let mut game = Game {
+    let mut game = GameState {
         id: uuid::Uuid::now_v7().to_string(),
-        game_kind: kind.id().to_owned(),
-        options: options.to_string(),
+        kind,
+        engine,
+        options: options.clone(),
         white_id: white_id.to_owned(),
         black_id: black_id.to_owned(),
-        status: status::ACTIVE.into(),
+        status: GameStatus::Active,
         position,
         ply: 0,
-        to_move_id: None,
+        to_move: None,
         result: None,
         termination: None,
         result_summary: None,
@@ -182,25 +116,30 @@ pub fn create(
         created_at: now,
         updated_at: now,
         finished_at: None,
-        dice_seed: seed.as_ref().map(Seed::to_hex),
-        dice_commitment: seed.as_ref().map(Seed::commitment),
-        dice_used: 0,
-        time_control: (clock.control != TimeControl::None)
-            .then(|| serde_json::to_string(&clock.control).unwrap_or_default()),
-        weekend_pause: i32::from(clock.weekend_pause),
-        clock_white: None,
-        clock_black: None,
+        dice: None,
+        time_control: clock.control,
+        weekend_pause: clock.weekend_pause,
+        banks: [None, None],
         turn_started_at: None,
         deadline_at: None,
         next_reminder_at: None,
     };
+    let start = game.load_position()?;
+    if engine.opening_roll() || start.roll_due().is_some() {
+        let seed = Seed::generate();
+        game.dice = Some(Dice {
+            commitment: seed.commitment(),
+            seed,
+            used: 0,
+        });
+    }
     let mut chance = Chance::default();
     let start = if engine.opening_roll() {
         let (white_die, black_die) = chance.opening_roll(&mut game, now)?;
         game.position = engine
             .start_position_for_opening(options, white_die, black_die)
             .map_err(bad_options)?;
-        load(engine, &game, options)?
+        game.load_position()?
     } else {
         start
     };
@@ -208,28 +147,23 @@ pub fn create(
     let position = chance.settle(&mut game, start, autoplay, now)?;
     set_turn_or_finish(&mut game, position.as_ref(), now);
     clocks::start(conn, &mut game, utc_now)?;
-    diesel::insert_into(games::table)
-        .values(&game)
-        .execute(conn)?;
+    db::games::insert(conn, &game.to_row())?;
     chance.store(conn)?;
     Ok(game)
 }
 
 /// The players' `play_forced_moves` settings, by side.
-fn autoplay_of(conn: &mut DbConn, game: &Game) -> Result<Autoplay, ServiceError> {
-    let settings: Vec<(String, i32)> = users::table
-        .filter(users::id.eq_any([&game.white_id, &game.black_id]))
-        .select((users::id, users::play_forced_moves))
-        .load(conn)?;
+fn autoplay_of(conn: &mut DbConn, game: &GameState) -> Result<Autoplay, ServiceError> {
+    let settings = db::games::forced_move_settings(conn, [&game.white_id, &game.black_id])?;
     let of = |id: &str| settings.iter().any(|(user, on)| user == id && *on != 0);
     Ok([of(&game.white_id), of(&game.black_id)])
 }
 
 /// After a move or at the start: whose turn it is, or how the game ended.
-fn set_turn_or_finish(game: &mut Game, position: &dyn LoadedPosition, now: NaiveDateTime) {
+fn set_turn_or_finish(game: &mut GameState, position: &dyn LoadedPosition, now: NaiveDateTime) {
     match position.outcome() {
         Some(outcome) => finish_on_board(game, &outcome, now),
-        None => game.to_move_id = Some(player_of(game, position.side_to_move()).to_owned()),
+        None => game.to_move = Some(position.side_to_move()),
     }
 }
 
@@ -249,34 +183,13 @@ pub async fn list_mine(
     page: PageRequest,
 ) -> Result<Page<GameDetails>, ServiceError> {
     db.read(move |conn| {
-        let mine = || {
-            let mut query = games::table
-                .filter(
-                    games::white_id
-                        .eq(user_id.clone())
-                        .or(games::black_id.eq(user_id.clone())),
-                )
-                .into_boxed();
-            match filter {
-                StatusFilter::Active => query = query.filter(games::status.eq(status::ACTIVE)),
-                StatusFilter::Finished => query = query.filter(games::status.eq(status::FINISHED)),
-                StatusFilter::All => {}
-            }
-            query
+        let status = match filter {
+            StatusFilter::Active => Some(GameStatus::Active.as_str()),
+            StatusFilter::Finished => Some(GameStatus::Finished.as_str()),
+            StatusFilter::All => None,
         };
-        let total: i64 = mine().count().get_result(conn)?;
-        // 'active' sorts before 'finished'; among active games `to_move_id` is never NULL.
-        let rows: Vec<Game> = mine()
-            .order((
-                games::status.asc(),
-                games::to_move_id.eq(user_id.clone()).desc(),
-                games::updated_at.desc(),
-                games::id.desc(),
-            ))
-            .limit(page.per_page)
-            .offset(page.offset())
-            .select(Game::as_select())
-            .load(conn)?;
+        let total = db::games::count_for_user(conn, &user_id, status)?;
+        let rows = db::games::page_for_user(conn, &user_id, status, page.per_page, page.offset())?;
         let ids: Vec<&str> = rows
             .iter()
             .flat_map(|g| [g.white_id.as_str(), g.black_id.as_str()])
@@ -284,7 +197,8 @@ pub async fn list_mine(
         let refs = user_refs(conn, &ids)?;
         let items = rows
             .into_iter()
-            .map(|game| {
+            .map(|row| {
+                let game = GameState::from_row(row)?;
                 Ok(GameDetails {
                     white: user_ref(&refs, &game.white_id)?,
                     black: user_ref(&refs, &game.black_id)?,
@@ -306,11 +220,7 @@ pub async fn list_mine(
 pub async fn history(db: &Database, id: String) -> Result<(GameDetails, Vec<Move>), ServiceError> {
     db.read(move |conn| {
         let game = find(conn, &id)?;
-        let history = moves::table
-            .filter(moves::game_id.eq(&id))
-            .order(moves::ply.asc())
-            .select(Move::as_select())
-            .load(conn)?;
+        let history = db::games::history(conn, &id)?;
         Ok((details(conn, game)?, history))
     })
     .await
@@ -360,18 +270,28 @@ enum MoveAnswer {
     FlagFell { deadline: NaiveDateTime },
 }
 
-diesel::alias! {
-    const WHITE_PLAYER: Alias<WhitePlayer> = users as white_player;
-    const BLACK_PLAYER: Alias<BlackPlayer> = users as black_player;
-}
-
-/// A player as the move transaction needs them: to confirm the caller's session, to play their
-/// forced moves, and to decide whether they are mailed.
-#[derive(Clone, Debug, Queryable)]
+/// A player of the game being moved in, as its one read found them.
 struct Player {
     session_version: i32,
-    play_forced_moves: i32,
-    recipient: notifications::Recipient,
+    play_forced_moves: bool,
+    recipient: Recipient,
+}
+
+impl From<db::games::Player> for Player {
+    fn from(row: db::games::Player) -> Self {
+        Player {
+            session_version: row.session_version,
+            play_forced_moves: row.play_forced_moves != 0,
+            recipient: Recipient {
+                id: row.id,
+                username: row.username,
+                email: row.email,
+                email_verified_at: row.email_verified_at,
+                settings_json: row.notification_settings,
+                time_zone: row.time_zone,
+            },
+        }
+    }
 }
 
 impl Player {
@@ -381,45 +301,6 @@ impl Player {
             username: self.recipient.username.clone(),
         }
     }
-}
-
-/// A game and both its players in one query: the move path's only read of them.
-fn find_with_players(conn: &mut DbConn, id: &str) -> Result<(Game, [Player; 2]), ServiceError> {
-    let (game, white, black) = games::table
-        .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
-        .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
-        .filter(games::id.eq(id))
-        .select((
-            Game::as_select(),
-            WHITE_PLAYER.fields((
-                users::session_version,
-                users::play_forced_moves,
-                (
-                    users::id,
-                    users::username,
-                    users::email,
-                    users::email_verified_at,
-                    users::notification_settings,
-                    users::time_zone,
-                ),
-            )),
-            BLACK_PLAYER.fields((
-                users::session_version,
-                users::play_forced_moves,
-                (
-                    users::id,
-                    users::username,
-                    users::email,
-                    users::email_verified_at,
-                    users::notification_settings,
-                    users::time_zone,
-                ),
-            )),
-        ))
-        .get_result::<(Game, Player, Player)>(conn)
-        .optional()?
-        .ok_or_else(|| not_found(id))?;
-    Ok((game, [white, black]))
 }
 
 /// Runs a transaction that changes a game in the group commit of its lane, and runs it once more
@@ -446,17 +327,16 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
-    let (mut game, players) = find_with_players(conn, game_id)?;
-    let side = side_of(&game, &caller.id);
+    let (row, players) =
+        db::games::find_with_players(conn, game_id)?.ok_or_else(|| not_found(game_id))?;
+    let mut game = GameState::from_row(row)?;
+    let players = players.map(Player::from);
+    let side = game.side_of(&caller.id);
     // The caller's token was only checked for its signature and expiry; the session is confirmed
     // here, from the row the game query already read.
     let session_version = match side {
         Some(side) => Some(players[side.index()].session_version),
-        None => users::table
-            .find(&caller.id)
-            .select(users::session_version)
-            .get_result(conn)
-            .optional()?,
+        None => db::games::session_version(conn, &caller.id)?,
     };
     if session_version != Some(caller.session_version) {
         return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
@@ -467,18 +347,16 @@ fn play_in_transaction(
         ));
     };
     let [white, black] = &players;
-    let with_players = |game: Game| GameDetails {
+    let with_players = |game: GameState| GameDetails {
         game,
         white: white.user_ref(),
         black: black.user_ref(),
     };
-    let engine = engine_of(&game)?;
-    let options = options_of(&game)?;
 
-    let my_turn = game.status == status::ACTIVE && game.to_move_id.as_deref() == Some(&caller.id);
+    let my_turn = game.is_active() && game.to_move == Some(side);
     let ply_matches = request.ply.is_none_or(|ply| ply == game.ply);
     if (!my_turn || !ply_matches)
-        && let Some(mv) = replay_of(conn, &game, side, engine, &options, request)?
+        && let Some(mv) = replay_of(conn, &game, side, request)?
     {
         return Ok(MoveAnswer::Played(Box::new(PlayedMove {
             mv,
@@ -487,7 +365,7 @@ fn play_in_transaction(
             replayed: true,
         })));
     }
-    if game.status != status::ACTIVE {
+    if !game.is_active() {
         return Err(ServiceError::conflict(
             Conflict::GameOver,
             "this game has ended; no more moves can be played",
@@ -517,17 +395,14 @@ fn play_in_transaction(
     if let Some(deadline) = game.deadline_at
         && crate::clock::flag_fallen(deadline.and_utc(), now)
     {
-        let names = [
-            white.recipient.username.as_str(),
-            black.recipient.username.as_str(),
-        ];
-        lose_on_time(conn, notifier, &mut game, names, now)?;
+        let recipients = [&white.recipient, &black.recipient];
+        lose_on_time(conn, notifier, &mut game, recipients, now)?;
         return Ok(MoveAnswer::FlagFell { deadline });
     }
 
     // The position is read once; the move, the dice after it and the answer's legal moves all
     // ask this one value.
-    let before = load(engine, &game, &options)?;
+    let before = game.load_position()?;
     let (notation, after) = before
         .play(&request.text)
         .map_err(|e| refusal(e, before.as_ref()))?;
@@ -538,7 +413,7 @@ fn play_in_transaction(
     game.position = after.canonical();
     game.updated_at = naive_now;
     // A move answers a standing draw offer from the opponent by declining it.
-    if game.draw_offer.as_deref().and_then(Side::from_name) == Some(side.opponent()) {
+    if game.draw_offer == Some(side.opponent()) {
         game.draw_offer = None;
     }
     let mv = Move {
@@ -552,7 +427,7 @@ fn play_in_transaction(
         created_at: naive_now,
         automatic: 0,
     };
-    let autoplay = [white.play_forced_moves != 0, black.play_forced_moves != 0];
+    let autoplay = [white.play_forced_moves, black.play_forced_moves];
     let mut chance = Chance::default();
     let after = chance.settle(&mut game, after, autoplay, naive_now)?;
     set_turn_or_finish(&mut game, after.as_ref(), naive_now);
@@ -560,9 +435,8 @@ fn play_in_transaction(
     // The mover's turn ends when the game passes to the opponent, or when the server played
     // the opponent's turn for them; it goes on through the mover's own further decisions.
     let opponent = side.opponent();
-    let turn_passed =
-        game.to_move_id.as_deref() != Some(caller.id.as_str()) || chance.moved(opponent.name());
-    if turn_passed || game.status != status::ACTIVE {
+    let turn_passed = game.to_move != Some(side) || chance.moved(opponent);
+    if turn_passed || !game.is_active() {
         // A move that beat the deadline cannot be late here; a clock that says otherwise (a
         // vacation ended in the same instant) gives the player the benefit.
         let _ = clocks::end_turn(conn, &mut game, side, now)?;
@@ -570,13 +444,11 @@ fn play_in_transaction(
     }
 
     save(conn, &game, previous_ply)?;
-    diesel::insert_into(moves::table)
-        .values(&mv)
-        .execute(conn)?;
+    db::games::insert_move(conn, &mv)?;
     chance.store(conn)?;
 
     let to = &players[opponent.index()].recipient;
-    if game.status != status::ACTIVE {
+    if !game.is_active() {
         let mail = GameForMail {
             game: &game,
             notifier,
@@ -584,21 +456,16 @@ fn play_in_transaction(
             black: &black.recipient.username,
         };
         notifications::enqueue(conn, to, mail.game_over(to), Some(&game.id), now)?;
-    } else if game.to_move_id.as_deref() == Some(to.id.as_str()) {
+    } else if game.to_move == Some(opponent) {
         // The mail itself (the board, the legal moves, the deadline in the reader's zone) is
         // worked out by the delivery worker, outside this transaction.
         let turn = notifications::TurnEvent {
             game_id: game.id.clone(),
-            game: engine_kind(engine)?,
-            options: options.clone(),
+            game: game.kind,
+            options: game.options.clone(),
             ply: game.ply,
             position: game.position.clone(),
-            last_move: Some(
-                chance
-                    .last_move_of(side.name())
-                    .unwrap_or(&mv.notation)
-                    .to_owned(),
-            ),
+            last_move: Some(chance.last_move_of(side).unwrap_or(&mv.notation).to_owned()),
             opponent: players[side.index()].recipient.username.clone(),
             deadline_at: game.deadline_at,
         };
@@ -610,27 +477,6 @@ fn play_in_transaction(
         position: Some(after),
         replayed: false,
     })))
-}
-
-fn engine_kind(engine: &dyn Engine) -> Result<GameKind, ServiceError> {
-    engine
-        .id()
-        .parse()
-        .map_err(|e| ServiceError::internal(format!("{e}")))
-}
-
-/// Reads a stored position; one that does not read is the server's fault, never the caller's.
-fn load(
-    engine: &dyn Engine,
-    game: &Game,
-    options: &Value,
-) -> Result<Box<dyn LoadedPosition>, ServiceError> {
-    engine.load(&game.position, options).map_err(|e| {
-        ServiceError::internal(format!(
-            "game {}: stored position `{}` is unreadable: {e}",
-            game.id, game.position
-        ))
-    })
 }
 
 /// The refusal of a move the engine would not play, with the legal moves or the candidates.
@@ -662,39 +508,36 @@ fn refusal(error: MoveError, position: &dyn LoadedPosition) -> ServiceError {
     }
 }
 
-/// Ends a game as lost on time by the player to move, and tells both players.
+/// Ends a game as lost on time by the player to move, and tells both players (`players`,
+/// White first).
 pub(super) fn lose_on_time(
     conn: &mut DbConn,
     notifier: &Notifier,
-    game: &mut Game,
-    names: [&str; 2],
+    game: &mut GameState,
+    players: [&Recipient; 2],
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
-    let Some(loser_id) = game.to_move_id.clone() else {
+    let Some(loser) = game.to_move else {
         return Ok(());
     };
-    let loser = side_of(game, &loser_id).unwrap_or(Side::White);
     let ply = game.ply;
     let flag_fell = game.deadline_at.unwrap_or(now.naive_utc());
     finish(
         game,
-        Some(loser.opponent()),
-        termination::TIME,
+        GameResult::Won(loser.opponent()),
+        Termination::Time,
         Some(format!("{} ran out of time", loser.name())),
         flag_fell,
     );
-    game.deadline_at = None;
-    game.next_reminder_at = None;
     save(conn, game, ply)?;
     let mail = GameForMail {
         game,
         notifier,
-        white: names[0],
-        black: names[1],
+        white: &players[0].username,
+        black: &players[1].username,
     };
-    for side in [Side::White, Side::Black] {
-        let to = notifications::recipient(conn, player_of(game, side))?;
-        notifications::enqueue(conn, &to, mail.timeout(&to, loser), Some(&game.id), now)?;
+    for to in players {
+        notifications::enqueue(conn, to, mail.timeout(to, loser), Some(&game.id), now)?;
     }
     Ok(())
 }
@@ -703,105 +546,80 @@ pub(super) fn lose_on_time(
 /// differently) is answered with that move instead of an error, so clients can retry safely.
 fn replay_of(
     conn: &mut DbConn,
-    game: &Game,
+    game: &GameState,
     side: Side,
-    engine: &dyn Engine,
-    options: &Value,
     request: &MoveRequest,
 ) -> Result<Option<Move>, ServiceError> {
     if game.ply == 0 || request.ply.is_some_and(|ply| ply != game.ply - 1) {
         return Ok(None);
     }
-    let last: Option<Move> = moves::table
-        .find((&game.id, game.ply))
-        .select(Move::as_select())
-        .get_result(conn)
-        .optional()?;
-    let Some(last) = last.filter(|m| m.ply == game.ply && m.side == side.name()) else {
+    let last = db::games::move_at(conn, &game.id, game.ply)?;
+    let Some(last) = last.filter(|m| m.side == side.name()) else {
         return Ok(None);
     };
     if last.submitted == request.text || last.notation == request.text.trim() {
         return Ok(Some(last));
     }
     // Written another way: read it in the position it was played in.
-    let before: Option<String> = moves::table
-        .filter(moves::game_id.eq(&game.id))
-        .filter(moves::ply.eq(game.ply - 1))
-        .select(moves::position)
-        .get_result(conn)
-        .optional()?;
-    let before = match before {
-        Some(position) => position,
-        None => engine
-            .start_position(options)
-            .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?,
+    let before = match db::games::move_at(conn, &game.id, game.ply - 1)? {
+        Some(previous) => previous.position,
+        None => game
+            .engine
+            .start_position(&game.options)
+            .map_err(|e| ServiceError::internal(e.to_string()))?,
     };
-    let same = engine
-        .play(&before, options, &request.text)
+    let same = game
+        .engine
+        .play(&before, &game.options, &request.text)
         .is_ok_and(|played| played.notation == last.notation);
     Ok(same.then_some(last))
 }
 
-/// The problem for a move the engine refused, with the legal moves or the candidates.
+/// The problem for a move the engine refused on a position given as text (the stateless rules
+/// endpoints), with the legal moves or the candidates.
 pub fn move_error(
     error: PlayError,
     engine: &dyn Engine,
     position: &str,
     options: &Value,
 ) -> ServiceError {
-    let legal = || engine.legal_moves(position, options).unwrap_or_default();
     match error {
-        PlayError::Position(e) => ServiceError::Internal(anyhow::anyhow!(
-            "stored position `{position}` is unreadable: {e}"
-        )),
-        PlayError::Move(MoveError::Syntax { message }) => ServiceError::Refused {
-            refusal: Refusal::Syntax {
-                legal_moves: legal(),
-            },
-            detail: message,
+        PlayError::Position(e) => {
+            ServiceError::internal(format!("stored position `{position}` is unreadable: {e}"))
+        }
+        PlayError::Move(error) => match engine.load(position, options) {
+            Ok(loaded) => refusal(error, loaded.as_ref()),
+            Err(e) => ServiceError::internal(format!("position `{position}` is unreadable: {e}")),
         },
-        PlayError::Move(MoveError::Illegal { message }) => ServiceError::Refused {
-            refusal: Refusal::Illegal {
-                legal_moves: legal(),
-            },
-            detail: message,
-        },
-        PlayError::Move(MoveError::Ambiguous { candidates }) => ServiceError::Refused {
-            detail: MoveError::Ambiguous {
-                candidates: candidates.clone(),
-            }
-            .to_string(),
-            refusal: Refusal::Ambiguous { candidates },
-        },
-        PlayError::Move(MoveError::GameOver) => ServiceError::conflict(
-            Conflict::GameOver,
-            "the position is finished; no more moves can be played",
-        ),
     }
 }
 
+/// Ends a game: no one is to move any more, and its clock stops.
 fn finish(
-    game: &mut Game,
-    winner: Option<Side>,
-    termination: &str,
+    game: &mut GameState,
+    result: GameResult,
+    termination: Termination,
     summary: Option<String>,
     now: NaiveDateTime,
 ) {
-    game.status = status::FINISHED.into();
-    game.result = Some(winner.map_or("draw", Side::name).to_owned());
-    game.termination = Some(termination.to_owned());
+    game.status = GameStatus::Finished;
+    game.result = Some(result);
+    game.termination = Some(termination);
     game.result_summary = summary;
-    game.to_move_id = None;
+    game.to_move = None;
     game.draw_offer = None;
     game.finished_at = Some(now);
     game.updated_at = now;
+    game.deadline_at = None;
+    game.next_reminder_at = None;
 }
 
-fn finish_on_board(game: &mut Game, outcome: &Outcome, now: NaiveDateTime) {
+fn finish_on_board(game: &mut GameState, outcome: &Outcome, now: NaiveDateTime) {
+    let result = outcome.winner.map_or(GameResult::Drawn, GameResult::Won);
     finish(
         game,
-        outcome.winner,
-        outcome.reason.id(),
+        result,
+        Termination::Board(outcome.reason),
         outcome.summary.clone(),
         now,
     );
@@ -809,39 +627,15 @@ fn finish_on_board(game: &mut Game, outcome: &Outcome, now: NaiveDateTime) {
 
 /// Writes a game's new state, on condition that it is still active and at the ply it was read
 /// at: of two requests that raced on the same game, the second changes nothing and learns so.
-fn save(conn: &mut DbConn, game: &Game, read_ply: i32) -> Result<(), ServiceError> {
-    let updated = diesel::update(
-        games::table
-            .filter(games::id.eq(&game.id))
-            .filter(games::ply.eq(read_ply))
-            .filter(games::status.eq(status::ACTIVE)),
-    )
-    .set((
-        games::position.eq(&game.position),
-        games::ply.eq(game.ply),
-        games::to_move_id.eq(&game.to_move_id),
-        games::status.eq(&game.status),
-        games::result.eq(&game.result),
-        games::termination.eq(&game.termination),
-        games::result_summary.eq(&game.result_summary),
-        games::draw_offer.eq(&game.draw_offer),
-        games::updated_at.eq(game.updated_at),
-        games::finished_at.eq(game.finished_at),
-        games::dice_used.eq(game.dice_used),
-        games::clock_white.eq(game.clock_white),
-        games::clock_black.eq(game.clock_black),
-        games::turn_started_at.eq(game.turn_started_at),
-        games::deadline_at.eq(game.deadline_at),
-        games::next_reminder_at.eq(game.next_reminder_at),
-    ))
-    .execute(conn)?;
-    if updated == 0 {
-        return Err(ServiceError::conflict(
+fn save(conn: &mut DbConn, game: &GameState, read_ply: i32) -> Result<(), ServiceError> {
+    if db::games::save_if_unchanged(conn, &game.to_row(), read_ply)? {
+        Ok(())
+    } else {
+        Err(ServiceError::conflict(
             Conflict::ConcurrentUpdate,
             "the game changed at the same moment; reload it and try again",
-        ));
+        ))
     }
-    Ok(())
 }
 
 /// Reads an active game the caller plays in, for an action off the board.
@@ -849,11 +643,12 @@ fn my_active_game(
     conn: &mut DbConn,
     id: &str,
     user: &AuthUser,
-) -> Result<(Game, Side), ServiceError> {
+) -> Result<(GameState, Side), ServiceError> {
     let game = find(conn, id)?;
-    let side = side_of(&game, &user.id)
+    let side = game
+        .side_of(&user.id)
         .ok_or_else(|| ServiceError::Forbidden("you are not a player in this game".into()))?;
-    if game.status != status::ACTIVE {
+    if !game.is_active() {
         return Err(ServiceError::conflict(
             Conflict::GameOver,
             "this game has already ended",
@@ -876,13 +671,11 @@ pub async fn resign(
         let ply = game.ply;
         finish(
             &mut game,
-            Some(side.opponent()),
-            termination::RESIGNATION,
+            GameResult::Won(side.opponent()),
+            Termination::Resignation,
             None,
             now.naive_utc(),
         );
-        game.deadline_at = None;
-        game.next_reminder_at = None;
         save(conn, &game, ply)?;
         let details = details(conn, game)?;
         tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
@@ -900,7 +693,7 @@ fn tell_opponent(
     details: &GameDetails,
     actor: Side,
     now: DateTime<Utc>,
-    what: impl Fn(&GameForMail<'_>, &notifications::Recipient) -> crate::mail::Notification,
+    what: impl Fn(&GameForMail<'_>, &Recipient) -> crate::mail::Notification,
 ) -> Result<(), ServiceError> {
     let mail = GameForMail {
         game: &details.game,
@@ -908,7 +701,7 @@ fn tell_opponent(
         white: &details.white.username,
         black: &details.black.username,
     };
-    let to = notifications::recipient(conn, player_of(&details.game, actor.opponent()))?;
+    let to = notifications::recipient(conn, details.game.player(actor.opponent()))?;
     notifications::enqueue(conn, &to, what(&mail, &to), Some(&details.game.id), now)?;
     Ok(())
 }
@@ -933,21 +726,24 @@ pub async fn draw(
     let key = id.clone();
     write_game(db, &key, move |conn| {
         let (mut game, side) = my_active_game(conn, &id, &user)?;
-        if !engine_of(&game)?.can_draw() {
+        if !game.engine.can_draw() {
             return Err(ServiceError::conflict(
                 Conflict::DrawNotPossible,
-                format!("{} cannot end in a draw", engine_of(&game)?.name()),
+                format!("{} cannot end in a draw", game.engine.name()),
             ));
         }
-        let standing = game.draw_offer.as_deref().and_then(Side::from_name);
         let ply = game.ply;
         let naive_now = now.naive_utc();
-        match (action, standing) {
+        match (action, game.draw_offer) {
             // Offering when the opponent has already offered is agreeing.
             (DrawAction::Offer | DrawAction::Accept, Some(offerer)) if offerer != side => {
-                finish(&mut game, None, termination::AGREEMENT, None, naive_now);
-                game.deadline_at = None;
-                game.next_reminder_at = None;
+                finish(
+                    &mut game,
+                    GameResult::Drawn,
+                    Termination::Agreement,
+                    None,
+                    naive_now,
+                );
             }
             (DrawAction::Offer, Some(_)) => {
                 return Err(ServiceError::conflict(
@@ -956,7 +752,7 @@ pub async fn draw(
                 ));
             }
             (DrawAction::Offer, None) => {
-                game.draw_offer = Some(side.name().to_owned());
+                game.draw_offer = Some(side);
                 game.updated_at = naive_now;
             }
             (DrawAction::Decline, Some(offerer)) if offerer != side => {
@@ -972,7 +768,7 @@ pub async fn draw(
         }
         save(conn, &game, ply)?;
         let details = details(conn, game)?;
-        if details.game.status != status::ACTIVE {
+        if !details.game.is_active() {
             tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
                 mail.game_over(to)
             })?;
@@ -987,20 +783,16 @@ pub async fn draw(
 }
 
 /// A dice game's commitment, its rolls so far, and its seed once it is over.
-pub async fn dice(db: &Database, id: String) -> Result<(Game, Vec<Roll>), ServiceError> {
+pub async fn dice(db: &Database, id: String) -> Result<(GameState, Vec<Roll>), ServiceError> {
     db.read(move |conn| {
         let game = find(conn, &id)?;
-        if game.dice_commitment.is_none() {
+        if game.dice.is_none() {
             return Err(ServiceError::NotFound(format!(
                 "game `{id}` is a game of {}, which uses no dice",
-                game.game_kind
+                game.kind
             )));
         }
-        let rolls = rolls::table
-            .filter(rolls::game_id.eq(&id))
-            .order(rolls::number.asc())
-            .select(Roll::as_select())
-            .load(conn)?;
+        let rolls = db::games::rolls(conn, &id)?;
         Ok((game, rolls))
     })
     .await

@@ -8,6 +8,7 @@ pub mod challenges;
 mod chance;
 pub mod clocks;
 pub mod error;
+pub mod game;
 pub mod games;
 pub mod notifications;
 pub mod outbox;

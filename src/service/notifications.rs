@@ -6,10 +6,11 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::clocks;
 use super::error::ServiceError;
-use super::{clocks, games};
+use super::game::{GameResult, GameState, Termination};
 use crate::clock;
-use crate::db::models::{Game, OutboxRow, delivery};
+use crate::db::models::{OutboxRow, delivery};
 use crate::db::schema::{outbox, users};
 use crate::db::{Database, DbConn};
 use crate::links::{LinkPurpose, LinkSigner};
@@ -401,7 +402,7 @@ fn insert(
 
 /// A game as one of its players sees it in a mail.
 pub struct GameForMail<'a> {
-    pub game: &'a Game,
+    pub game: &'a GameState,
     pub notifier: &'a Notifier,
     pub white: &'a str,
     pub black: &'a str,
@@ -409,9 +410,7 @@ pub struct GameForMail<'a> {
 
 impl GameForMail<'_> {
     fn engine_name(&self) -> String {
-        games::engine_of(self.game)
-            .map(|engine| engine.name().to_owned())
-            .unwrap_or_else(|_| self.game.game_kind.clone())
+        self.game.engine.name().to_owned()
     }
 
     fn opponent_of(&self, user_id: &str) -> String {
@@ -423,11 +422,7 @@ impl GameForMail<'_> {
     }
 
     fn side_of(&self, user_id: &str) -> Side {
-        if user_id == self.game.white_id {
-            Side::White
-        } else {
-            Side::Black
-        }
+        self.game.side_of(user_id).unwrap_or(Side::White)
     }
 
     fn move_number(&self) -> u32 {
@@ -449,7 +444,7 @@ impl GameForMail<'_> {
     }
 
     fn outcome_for(&self, to: &Recipient) -> mail::Outcome {
-        match self.game.result.as_deref().and_then(Side::from_name) {
+        match self.game.result.and_then(GameResult::winner) {
             Some(winner) if winner == self.side_of(&to.id) => mail::Outcome::Won,
             Some(_) => mail::Outcome::Lost,
             None => mail::Outcome::Drawn,
@@ -463,24 +458,27 @@ impl GameForMail<'_> {
             mail::Outcome::Won => ("You", opponent),
             _ => (opponent, "You"),
         };
-        let termination = self.game.termination.as_deref().unwrap_or_default();
-        let bearing_off = self.game.game_kind == GameKind::Backgammon.id();
-        match termination.parse::<EndReason>() {
-            Ok(EndReason::Checkmate) => "Checkmate.".to_owned(),
-            Ok(EndReason::Points) => "The points decided it.".to_owned(),
-            Ok(EndReason::NoLegalMove) => "The side to move had no legal move.".to_owned(),
-            Ok(EndReason::NoPieces) => format!("{loser} had no pieces left."),
-            Ok(EndReason::GoalReached) if bearing_off => {
+        let bearing_off = self.game.kind == GameKind::Backgammon;
+        match self.game.termination {
+            Some(Termination::Board(EndReason::Checkmate)) => "Checkmate.".to_owned(),
+            Some(Termination::Board(EndReason::Points)) => "The points decided it.".to_owned(),
+            Some(Termination::Board(EndReason::NoLegalMove)) => {
+                "The side to move had no legal move.".to_owned()
+            }
+            Some(Termination::Board(EndReason::NoPieces)) => format!("{loser} had no pieces left."),
+            Some(Termination::Board(EndReason::GoalReached)) if bearing_off => {
                 format!("{winner} bore off every checker.")
             }
-            Ok(EndReason::GoalReached) => format!("{winner} reached the goal."),
-            Ok(EndReason::Decided) => "The rules decided the position.".to_owned(),
-            Err(()) => match termination {
-                games::termination::RESIGNATION => format!("{loser} resigned."),
-                games::termination::AGREEMENT => "The draw was agreed.".to_owned(),
-                games::termination::TIME => format!("{loser} ran out of time."),
-                _ => String::new(),
-            },
+            Some(Termination::Board(EndReason::GoalReached)) => {
+                format!("{winner} reached the goal.")
+            }
+            Some(Termination::Board(EndReason::Decided)) => {
+                "The rules decided the position.".to_owned()
+            }
+            Some(Termination::Resignation) => format!("{loser} resigned."),
+            Some(Termination::Agreement) => "The draw was agreed.".to_owned(),
+            Some(Termination::Time) => format!("{loser} ran out of time."),
+            None => String::new(),
         }
     }
 

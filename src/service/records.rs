@@ -3,16 +3,15 @@
 use chrono::NaiveDateTime;
 
 use super::error::ServiceError;
-use super::games::{dice, engine_of, history, options_of};
+use super::games::{dice, history};
 use crate::db::Database;
-use crate::rules::Side;
 use crate::rules::record::{Record, RecordMove, RecordResult};
 
 /// The whole game as a record: headers, then every move in canonical notation, each with its
 /// roll in games with dice.
 pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
     let (details, history) = history(db, id.clone()).await?;
-    let rolls = if details.game.dice_commitment.is_some() {
+    let rolls = if details.game.dice.is_some() {
         dice(db, id).await?.1
     } else {
         Vec::new()
@@ -23,11 +22,11 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
     };
     let mut headers = vec![
-        ("Game", game.game_kind.clone()),
+        ("Game", game.kind.id().to_owned()),
         ("Id", game.id.clone()),
         ("White", details.white.username.clone()),
         ("Black", details.black.username.clone()),
-        ("Options", game.options.clone()),
+        ("Options", game.options.to_string()),
         ("Started", rfc3339(game.created_at)),
     ];
     if let Some(days) = game.days_per_move {
@@ -36,19 +35,19 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
     if let Some(finished) = game.finished_at {
         headers.push(("Finished", rfc3339(finished)));
     }
-    let result = match game.result.as_deref() {
+    let result = match game.result {
         None => RecordResult::InProgress,
-        Some(result) => RecordResult::Ended(Side::from_name(result)),
+        Some(result) => RecordResult::Ended(result.winner()),
     };
     headers.push(("Result", result.token().to_owned()));
-    if let Some(termination) = &game.termination {
-        headers.push(("Termination", termination.clone()));
+    if let Some(termination) = game.termination {
+        headers.push(("Termination", termination.as_str().to_owned()));
     }
     if let Some(summary) = &game.result_summary {
         headers.push(("Summary", summary.clone()));
     }
-    if let Some(commitment) = &game.dice_commitment {
-        headers.push(("DiceCommitment", commitment.clone()));
+    if let Some(dice) = &game.dice {
+        headers.push(("DiceCommitment", dice.commitment.clone()));
     }
     // After an opening roll the game starts from the position it chose, which the record names.
     let opening = rolls.iter().rev().find(|roll| roll.purpose == "opening");
@@ -62,8 +61,9 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
                 )));
             }
         };
-        let start = engine_of(game)?
-            .start_position_for_opening(&options_of(game)?, white_die, black_die)
+        let start = game
+            .engine
+            .start_position_for_opening(&game.options, white_die, black_die)
             .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
         headers.push(("Position", start));
     }

@@ -11,6 +11,7 @@ use chrono::{DateTime, Days, NaiveDateTime, NaiveTime, Utc};
 use diesel::prelude::*;
 
 use super::error::ServiceError;
+use super::game::GameState;
 use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
 use super::{clocks, vacations};
@@ -66,8 +67,9 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
                     Some(deadline) if clock::flag_fallen(deadline.and_utc(), now) => {}
                     _ => return Ok(false),
                 }
-                let names = usernames(conn, &game)?;
-                lose_on_time(conn, &notifier, &mut game, [&names[0], &names[1]], now)?;
+                let white = notifications::recipient(conn, &game.white_id)?;
+                let black = notifications::recipient(conn, &game.black_id)?;
+                lose_on_time(conn, &notifier, &mut game, [&white, &black], now)?;
                 Ok(true)
             })
             .await;
@@ -133,16 +135,18 @@ fn unless_raced<T>(result: Result<T, ServiceError>) -> Result<Option<T>, Service
     }
 }
 
-fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<Game>, ServiceError> {
-    Ok(games::table
+fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<GameState>, ServiceError> {
+    games::table
         .find(id)
         .filter(games::status.eq(status::ACTIVE))
         .select(Game::as_select())
         .get_result(conn)
-        .optional()?)
+        .optional()?
+        .map(GameState::from_row)
+        .transpose()
 }
 
-fn usernames(conn: &mut DbConn, game: &Game) -> Result<[String; 2], ServiceError> {
+fn usernames(conn: &mut DbConn, game: &GameState) -> Result<[String; 2], ServiceError> {
     let name = |conn: &mut DbConn, id: &str| -> Result<String, ServiceError> {
         Ok(users::table
             .find(id)
@@ -174,17 +178,15 @@ fn remind(
 fn send_due_reminders(
     conn: &mut DbConn,
     notifier: &notifications::Notifier,
-    game: &Game,
+    game: &GameState,
     now: DateTime<Utc>,
 ) -> Result<usize, ServiceError> {
-    let (Some(deadline), Some(to_move), Some(started)) = (
-        game.deadline_at,
-        game.to_move_id.clone(),
-        game.turn_started_at,
-    ) else {
+    let (Some(deadline), Some(to_move), Some(started)) =
+        (game.deadline_at, game.to_move_id(), game.turn_started_at)
+    else {
         return Ok(0);
     };
-    let to = notifications::recipient(conn, &to_move)?;
+    let to = notifications::recipient(conn, to_move)?;
     let points = to.settings().reminder_hours;
     let deadline_utc = deadline.and_utc();
     let names = usernames(conn, game)?;
@@ -275,7 +277,7 @@ fn digest(
     if claimed == 0 || next.is_none() {
         return Ok(false);
     }
-    let mut waiting: Vec<Game> = games::table
+    let waiting: Vec<Game> = games::table
         .filter(games::status.eq(status::ACTIVE))
         .filter(games::to_move_id.eq(user_id))
         .select(Game::as_select())
@@ -283,6 +285,10 @@ fn digest(
     if waiting.is_empty() {
         return Ok(false);
     }
+    let mut waiting = waiting
+        .into_iter()
+        .map(GameState::from_row)
+        .collect::<Result<Vec<_>, _>>()?;
     // Most urgent first: the nearest deadline, then games without a clock, oldest turn first.
     waiting.sort_by_key(|game| {
         (

@@ -7,6 +7,7 @@ use diesel::prelude::*;
 
 use super::clocks;
 use super::error::{Conflict, ServiceError};
+use super::game::GameState;
 use crate::clock::{self, Pause};
 use crate::db::models::{Game, Vacation, status};
 use crate::db::schema::{games, users, vacations};
@@ -229,7 +230,8 @@ pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), 
         .filter(games::time_control.is_not_null())
         .select(Game::as_select())
         .load(conn)?;
-    for mut game in waiting {
+    for row in waiting {
+        let mut game = GameState::from_row(row)?;
         clocks::refresh_deadline(conn, &mut game)?;
         // Only if no move changed the turn meanwhile; that move computed its own deadline.
         diesel::update(games::table.find(&game.id).filter(games::ply.eq(game.ply)))
