@@ -31,8 +31,7 @@ pub fn was_sent(
     Ok(already > 0)
 }
 
-/// Records a reminder as sent. The primary key makes a concurrent second runner fail here,
-/// rolling back its mail.
+/// Records that a reminder went out; recording the same one twice fails on the primary key.
 pub fn record(
     conn: &mut DbConn,
     game_id: &str,
