@@ -1,10 +1,13 @@
-//! Games, their append-only move history and their dice rolls.
+//! Games: the move path's read of a game with its players and its conditional write, the
+//! listings, and what the clocks and the scheduler look for (due games, games waiting for a
+//! player, the writes of a turn's deadline and reminder).
 
+use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::DbConn;
-use super::models::{Game, Move, Roll};
-use super::schema::{games, moves, rolls, users};
+use super::models::{Game, status};
+use super::schema::{games, users};
 
 /// A game by id.
 pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
@@ -29,7 +32,7 @@ pub struct Player {
     pub id: String,
     pub username: String,
     pub email: String,
-    pub email_verified_at: Option<chrono::NaiveDateTime>,
+    pub email_verified_at: Option<NaiveDateTime>,
     pub notification_settings: String,
     pub time_zone: String,
 }
@@ -145,7 +148,7 @@ pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> Query
         games::table
             .filter(games::id.eq(&game.id))
             .filter(games::ply.eq(read_ply))
-            .filter(games::status.eq("active")),
+            .filter(games::status.eq(status::ACTIVE)),
     )
     .set((
         games::position.eq(&game.position),
@@ -169,45 +172,88 @@ pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> Query
     Ok(updated == 1)
 }
 
-/// A game's history, oldest first.
-pub fn history(conn: &mut DbConn, game_id: &str) -> QueryResult<Vec<Move>> {
-    moves::table
-        .filter(moves::game_id.eq(game_id))
-        .order(moves::ply.asc())
-        .select(Move::as_select())
-        .load(conn)
-}
-
-/// The move that brought a game to `ply`.
-pub fn move_at(conn: &mut DbConn, game_id: &str, ply: i32) -> QueryResult<Option<Move>> {
-    moves::table
-        .find((game_id, ply))
-        .select(Move::as_select())
+/// The game with this id, if it exists and is still being played.
+pub fn find_active(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
+    games::table
+        .find(id)
+        .filter(games::status.eq(status::ACTIVE))
+        .select(Game::as_select())
         .get_result(conn)
         .optional()
 }
 
-/// Appends a move to a game's history.
-pub fn insert_move(conn: &mut DbConn, mv: &Move) -> QueryResult<()> {
-    diesel::insert_into(moves::table)
-        .values(mv)
-        .execute(conn)
-        .map(drop)
-}
-
-/// Records a roll of a game's dice.
-pub fn insert_roll(conn: &mut DbConn, roll: &Roll) -> QueryResult<()> {
-    diesel::insert_into(rolls::table)
-        .values(roll)
-        .execute(conn)
-        .map(drop)
-}
-
-/// Every roll of a game's dice, in order.
-pub fn rolls(conn: &mut DbConn, game_id: &str) -> QueryResult<Vec<Roll>> {
-    rolls::table
-        .filter(rolls::game_id.eq(game_id))
-        .order(rolls::number.asc())
-        .select(Roll::as_select())
+/// Up to `limit` active games whose deadline is at or before `now`, the earliest first.
+pub fn past_deadline(
+    conn: &mut DbConn,
+    now: NaiveDateTime,
+    limit: i64,
+) -> QueryResult<Vec<String>> {
+    games::table
+        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::deadline_at.le(now))
+        .order(games::deadline_at.asc())
+        .limit(limit)
+        .select(games::id)
         .load(conn)
+}
+
+/// Up to `limit` active games whose next reminder is due at `now`, the earliest first.
+pub fn reminder_due(conn: &mut DbConn, now: NaiveDateTime, limit: i64) -> QueryResult<Vec<String>> {
+    games::table
+        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::next_reminder_at.le(now))
+        .order(games::next_reminder_at.asc())
+        .limit(limit)
+        .select(games::id)
+        .load(conn)
+}
+
+/// The active games where `user_id` is to move.
+pub fn waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
+    games::table
+        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::to_move_id.eq(user_id))
+        .select(Game::as_select())
+        .load(conn)
+}
+
+/// The active games with a clock where `user_id` is to move.
+pub fn clocked_waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
+    games::table
+        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::to_move_id.eq(user_id))
+        .filter(games::time_control.is_not_null())
+        .select(Game::as_select())
+        .load(conn)
+}
+
+/// Stores the turn's deadline and next reminder, only while the game is still at `ply`: a move
+/// that changed the turn meanwhile computed its own.
+pub fn set_deadline_at_ply(
+    conn: &mut DbConn,
+    id: &str,
+    ply: i32,
+    deadline_at: Option<NaiveDateTime>,
+    next_reminder_at: Option<NaiveDateTime>,
+) -> QueryResult<()> {
+    diesel::update(games::table.find(id).filter(games::ply.eq(ply)))
+        .set((
+            games::deadline_at.eq(deadline_at),
+            games::next_reminder_at.eq(next_reminder_at),
+        ))
+        .execute(conn)
+        .map(drop)
+}
+
+/// Stores when the turn's next reminder is due, only while the game is still at `ply`.
+pub fn set_next_reminder_at_ply(
+    conn: &mut DbConn,
+    id: &str,
+    ply: i32,
+    next_reminder_at: Option<NaiveDateTime>,
+) -> QueryResult<()> {
+    diesel::update(games::table.find(id).filter(games::ply.eq(ply)))
+        .set(games::next_reminder_at.eq(next_reminder_at))
+        .execute(conn)
+        .map(drop)
 }

@@ -4,11 +4,21 @@
 //! on a blocking thread so actix's workers never wait on the database. On SQLite every write goes
 //! through a single connection and starts with `BEGIN IMMEDIATE`, so writers queue instead of failing
 //! with `SQLITE_BUSY` half-way through a read-then-write transaction.
+//!
+//! The queries themselves live beside the storage, one module per table or aggregate; the
+//! services call them and never build a query of their own.
 
+pub mod challenges;
 pub mod games;
 mod group_commit;
 pub mod models;
+pub mod moves;
+pub mod outbox;
+pub mod reminders;
+pub mod rolls;
 pub mod schema;
+pub mod users;
+pub mod vacations;
 
 use std::path::Path;
 use std::time::Duration;

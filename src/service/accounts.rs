@@ -6,14 +6,14 @@
 //! looks exactly like any other registration: no answer reveals whether an address is known.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::QueryResult;
 
 use super::addresses;
 use super::error::{Conflict, ServiceError, Unauthenticated};
 use super::notifications::{self, Notifier};
 use crate::auth::{self, AuthUser, TokenKeys};
 use crate::db::models::User;
-use crate::db::schema::users;
+use crate::db::users::{self, UniqueKey};
 use crate::db::{Database, DbConn};
 
 pub const PASSWORD_MIN_CHARS: usize = 8;
@@ -124,25 +124,13 @@ pub(super) fn check_unique(
     email: Option<&str>,
     except_id: Option<&str>,
 ) -> Result<(), ServiceError> {
-    let others = |conn: &mut DbConn, column_key: String, by_username: bool| -> QueryResult<i64> {
-        let mut query = users::table.into_boxed();
-        query = if by_username {
-            query.filter(users::username_key.eq(column_key))
-        } else {
-            query.filter(users::email_key.eq(column_key))
-        };
-        if let Some(id) = except_id {
-            query = query.filter(users::id.ne(id.to_owned()));
-        }
-        query.count().get_result(conn)
-    };
     if let Some(username) = username
-        && others(conn, key(username), true)? > 0
+        && users::count_holding(conn, UniqueKey::Username(&key(username)), except_id)? > 0
     {
         return Err(username_taken(username));
     }
     if let Some(email) = email
-        && others(conn, key(email), false)? > 0
+        && users::count_holding(conn, UniqueKey::Email(&key(email)), except_id)? > 0
     {
         return Err(email_taken());
     }
@@ -184,9 +172,7 @@ pub async fn register(
     let notifier = notifier.cloned();
     db.write(move |conn| {
         check_unique(conn, Some(&user.username), None, None)?;
-        diesel::insert_into(users::table)
-            .values(&user)
-            .execute(conn)?;
+        users::insert(conn, &user)?;
         if let Some(notifier) = &notifier {
             addresses::send_confirmation(conn, notifier, &user, now)?;
         }
@@ -195,20 +181,13 @@ pub async fn register(
     .await
 }
 
-fn find_by_login(conn: &mut DbConn, login: &str) -> QueryResult<Option<User>> {
+fn find_by_login(conn: &mut DbConn, login: &str) -> Result<Option<User>, ServiceError> {
     let login_key = key(login.trim());
-    let query = users::table.select(User::as_select());
-    if login_key.contains('@') {
-        query
-            .filter(users::email_key.eq(login_key))
-            .get_result(conn)
-            .optional()
+    Ok(if login_key.contains('@') {
+        users::find_by_email_key(conn, &login_key)?
     } else {
-        query
-            .filter(users::username_key.eq(login_key))
-            .get_result(conn)
-            .optional()
-    }
+        users::find_by_username_key(conn, &login_key)?
+    })
 }
 
 /// Checks a username (or email) and password and issues an access token.
@@ -219,9 +198,7 @@ pub async fn login(
     password: String,
     now: DateTime<Utc>,
 ) -> Result<String, ServiceError> {
-    let user = db
-        .read(move |conn| Ok::<_, ServiceError>(find_by_login(conn, &login)?))
-        .await?;
+    let user = db.read(move |conn| find_by_login(conn, &login)).await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
     let verified =
         tokio::task::spawn_blocking(move || auth::verify_password(&password, stored.as_deref()))
@@ -245,12 +222,7 @@ pub async fn session_user(
     session_version: i32,
 ) -> Result<Option<AuthUser>, ServiceError> {
     db.read(move |conn| {
-        let found: Option<(String, String)> = users::table
-            .filter(users::id.eq(&id))
-            .filter(users::session_version.eq(session_version))
-            .select((users::id, users::username))
-            .get_result(conn)
-            .optional()?;
+        let found = users::find_session(conn, &id, session_version)?;
         Ok(found.map(|(id, username)| AuthUser { id, username }))
     })
     .await
@@ -258,11 +230,7 @@ pub async fn session_user(
 
 pub async fn get(db: &Database, id: String) -> Result<User, ServiceError> {
     db.read(move |conn| {
-        users::table
-            .find(&id)
-            .select(User::as_select())
-            .get_result(conn)
-            .optional()?
+        users::find(conn, &id)?
             .ok_or_else(|| ServiceError::NotFound("the account no longer exists".into()))
     })
     .await
@@ -270,11 +238,7 @@ pub async fn get(db: &Database, id: String) -> Result<User, ServiceError> {
 
 /// A user by username, ignoring case.
 pub fn find_by_username(conn: &mut DbConn, username: &str) -> QueryResult<Option<User>> {
-    users::table
-        .filter(users::username_key.eq(key(username.trim())))
-        .select(User::as_select())
-        .get_result(conn)
-        .optional()
+    users::find_by_username_key(conn, &key(username.trim()))
 }
 
 pub async fn by_username(db: &Database, username: String) -> Result<User, ServiceError> {
@@ -321,10 +285,7 @@ pub async fn update(
     let notifier = notifier.clone();
     db.write(move |conn| {
         check_unique(conn, username.as_deref(), None, Some(&id))?;
-        let mut user: User = users::table
-            .find(&id)
-            .select(User::as_select())
-            .get_result(conn)?;
+        let mut user = users::get(conn, &id)?;
         if let Some(username) = username {
             user.username_key = key(&username);
             user.username = username;
@@ -343,18 +304,7 @@ pub async fn update(
             user.time_zone = zone.name().to_owned();
         }
         user.updated_at = now.naive_utc();
-        diesel::update(users::table.find(&id))
-            .set((
-                users::username.eq(&user.username),
-                users::username_key.eq(&user.username_key),
-                users::email.eq(&user.email),
-                users::email_key.eq(&user.email_key),
-                users::email_verified_at.eq(user.email_verified_at),
-                users::play_forced_moves.eq(user.play_forced_moves),
-                users::time_zone.eq(&user.time_zone),
-                users::updated_at.eq(user.updated_at),
-            ))
-            .execute(conn)?;
+        users::update_profile(conn, &user)?;
         if zone_changed || new_address.is_some() {
             // Weekends are local, and reminders go only to a confirmed address.
             super::vacations::refresh_deadlines(conn, &user.id)?;
@@ -380,10 +330,7 @@ pub(super) async fn set_password_hash(
 ) -> Result<i32, ServiceError> {
     let new_hash = hash(new_password).await?;
     db.write(move |conn| {
-        let user: User = users::table
-            .find(&id)
-            .select(User::as_select())
-            .get_result(conn)?;
+        let user = users::get(conn, &id)?;
         if let Some(expected) = expected_hash
             && expected != user.password_hash
         {
@@ -393,13 +340,7 @@ pub(super) async fn set_password_hash(
             ));
         }
         let version = user.session_version + 1;
-        diesel::update(users::table.find(&id))
-            .set((
-                users::password_hash.eq(new_hash),
-                users::session_version.eq(version),
-                users::updated_at.eq(now.naive_utc()),
-            ))
-            .execute(conn)?;
+        users::set_password(conn, &id, &new_hash, version, now.naive_utc())?;
         Ok(version)
     })
     .await

@@ -6,14 +6,13 @@
 //! address is only refused to whoever holds the link (so already reads that inbox).
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
 
 use super::accounts::{self, check_unique, key};
 use super::error::ServiceError;
 use super::notifications::{self, Notifier, Settings};
 use crate::clock;
 use crate::db::models::User;
-use crate::db::schema::users;
+use crate::db::users;
 use crate::db::{Database, DbConn};
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
@@ -65,10 +64,7 @@ pub async fn resend_confirmation(
 ) -> Result<(), ServiceError> {
     let notifier = notifier.clone();
     db.write(move |conn| {
-        let user: User = users::table
-            .find(&user_id)
-            .select(User::as_select())
-            .get_result(conn)?;
+        let user = users::get(conn, &user_id)?;
         if user.email_verified_at.is_none() {
             send_confirmation(conn, &notifier, &user, now)?;
         }
@@ -88,12 +84,8 @@ pub async fn confirm(
         .verify(LinkPurpose::VerifyEmail, &token, now)
         .ok_or_else(|| invalid_link("confirmation"))?;
     db.write(move |conn| {
-        let mut user: User = users::table
-            .find(&claims.sub)
-            .select(User::as_select())
-            .get_result(conn)
-            .optional()?
-            .ok_or_else(|| invalid_link("confirmation"))?;
+        let mut user =
+            users::find(conn, &claims.sub)?.ok_or_else(|| invalid_link("confirmation"))?;
         // A link for an address the account no longer has confirms nothing.
         if key(&user.email) != claims.bound {
             return Err(invalid_link("confirmation"));
@@ -104,12 +96,7 @@ pub async fn confirm(
         check_unique(conn, None, Some(&user.email), Some(&user.id))?;
         user.email_key = key(&user.email);
         user.email_verified_at = Some(now.naive_utc());
-        diesel::update(users::table.find(&user.id))
-            .set((
-                users::email_key.eq(&user.email_key),
-                users::email_verified_at.eq(user.email_verified_at),
-            ))
-            .execute(conn)?;
+        users::set_email_confirmed(conn, &user.id, &user.email_key, now.naive_utc())?;
         // Reminders go only to confirmed addresses: now they can be scheduled.
         super::vacations::refresh_deadlines(conn, &user.id)?;
         Ok(user)
@@ -127,13 +114,7 @@ pub async fn request_password_reset(
 ) -> Result<(), ServiceError> {
     let notifier = notifier.clone();
     db.write(move |conn| {
-        let user: Option<User> = users::table
-            .filter(users::email_key.eq(key(email.trim())))
-            .filter(users::email_verified_at.is_not_null())
-            .select(User::as_select())
-            .get_result(conn)
-            .optional()?;
-        let Some(user) = user else {
+        let Some(user) = users::find_confirmed_by_email_key(conn, &key(email.trim()))? else {
             return Ok(());
         };
         // Bound to the session version, which the reset bumps: the link works once.
@@ -196,12 +177,7 @@ pub async fn unsubscribe(
         .verify(LinkPurpose::Unsubscribe, &token, now)
         .ok_or_else(|| invalid_link("unsubscribe"))?;
     db.write(move |conn| {
-        let stored: Option<String> = users::table
-            .find(&claims.sub)
-            .select(users::notification_settings)
-            .get_result(conn)
-            .optional()?;
-        let Some(stored) = stored else {
+        let Some(stored) = users::find_notification_settings(conn, &claims.sub)? else {
             return Err(invalid_link("unsubscribe"));
         };
         let mut settings = Settings::parse(&stored);

@@ -2,7 +2,6 @@
 //! when accepted.
 
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
 use serde_json::Value;
 
 use super::error::{Conflict, ServiceError};
@@ -11,9 +10,9 @@ use super::notifications::{self, Notifier};
 use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
 use crate::auth::AuthUser;
 use crate::clock::TimeControl;
+pub use crate::db::challenges::Direction;
 use crate::db::models::{Challenge, status};
-use crate::db::schema::challenges;
-use crate::db::{Database, DbConn};
+use crate::db::{Database, DbConn, challenges};
 use crate::mail;
 use crate::rules::GameKind;
 
@@ -103,28 +102,12 @@ fn clock_of(challenge: &Challenge) -> ClockSetup {
     }
 }
 
-/// Which challenges to list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Pending challenges addressed to the caller.
-    Incoming,
-    /// Pending challenges the caller made.
-    Outgoing,
-    /// Pending open challenges by others, which the caller may accept.
-    Open,
-}
-
 fn not_found(id: &str) -> ServiceError {
     ServiceError::NotFound(format!("there is no challenge with id `{id}`"))
 }
 
 fn find(conn: &mut DbConn, id: &str) -> Result<Challenge, ServiceError> {
-    challenges::table
-        .find(id)
-        .select(Challenge::as_select())
-        .get_result(conn)
-        .optional()?
-        .ok_or_else(|| not_found(id))
+    challenges::find(conn, id)?.ok_or_else(|| not_found(id))
 }
 
 fn with_names(
@@ -216,9 +199,7 @@ pub async fn create(
                 .then(|| serde_json::to_string(&clock.control).unwrap_or_default()),
             weekend_pause: i32::from(clock.weekend_pause),
         };
-        diesel::insert_into(challenges::table)
-            .values(&challenge)
-            .execute(conn)?;
+        challenges::insert(conn, &challenge)?;
         let details = one_with_names(conn, challenge)?;
         if let Some(opponent) = &details.opponent {
             let to = notifications::recipient(conn, &opponent.id)?;
@@ -280,27 +261,9 @@ pub async fn list(
     page: PageRequest,
 ) -> Result<Page<ChallengeDetails>, ServiceError> {
     db.read(move |conn| {
-        let query = || {
-            let pending = challenges::table
-                .filter(challenges::status.eq(status::PENDING))
-                .into_boxed();
-            match direction {
-                Direction::Incoming => pending.filter(challenges::opponent_id.eq(user.id.clone())),
-                Direction::Outgoing => {
-                    pending.filter(challenges::challenger_id.eq(user.id.clone()))
-                }
-                Direction::Open => pending
-                    .filter(challenges::open.eq(1))
-                    .filter(challenges::challenger_id.ne(user.id.clone())),
-            }
-        };
-        let total: i64 = query().count().get_result(conn)?;
-        let rows = query()
-            .order((challenges::created_at.desc(), challenges::id.desc()))
-            .limit(page.per_page)
-            .offset(page.offset())
-            .select(Challenge::as_select())
-            .load(conn)?;
+        let total = challenges::count_pending(conn, &user.id, direction)?;
+        let rows =
+            challenges::list_pending(conn, &user.id, direction, page.per_page, page.offset())?;
         Ok(Page {
             items: with_names(conn, rows)?,
             page: page.page,
@@ -327,19 +290,15 @@ fn close(
     game_id: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
-    let updated = diesel::update(
-        challenges::table
-            .filter(challenges::id.eq(&challenge.id))
-            .filter(challenges::status.eq(status::PENDING)),
-    )
-    .set((
-        challenges::status.eq(new_status),
-        challenges::opponent_id.eq(opponent_id),
-        challenges::game_id.eq(game_id),
-        challenges::updated_at.eq(now.naive_utc()),
-    ))
-    .execute(conn)?;
-    if updated == 0 {
+    let closed = challenges::close_if_pending(
+        conn,
+        &challenge.id,
+        new_status,
+        opponent_id,
+        game_id,
+        now.naive_utc(),
+    )?;
+    if !closed {
         return Err(ServiceError::conflict(
             Conflict::ChallengeNotPending,
             "someone else answered this challenge at the same moment",

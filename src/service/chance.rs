@@ -151,10 +151,10 @@ impl Chance {
     pub(super) fn store(&self, conn: &mut DbConn) -> Result<(), ServiceError> {
         // One row at a time: multi-row inserts are not portable across the two backends.
         for roll in &self.rolls {
-            db::games::insert_roll(conn, roll)?;
+            db::rolls::record(conn, roll)?;
         }
         for mv in &self.automatic {
-            db::games::insert_move(conn, mv)?;
+            db::moves::append(conn, mv)?;
         }
         Ok(())
     }

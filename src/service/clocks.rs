@@ -9,14 +9,11 @@
 
 use chrono::{DateTime, NaiveDateTime, TimeDelta, Utc};
 use chrono_tz::Tz;
-use diesel::prelude::*;
 
 use super::error::ServiceError;
 use super::game::GameState;
 use crate::clock::{self, Counting, Pause, TimeControl, TimedOut};
-use crate::db::DbConn;
-use crate::db::models::Vacation;
-use crate::db::schema::{reminders_sent, users, vacations};
+use crate::db::{DbConn, reminders, users, vacations};
 use crate::rules::Side;
 
 use super::notifications;
@@ -41,19 +38,8 @@ fn counting_for(
     user_id: &str,
     since: NaiveDateTime,
 ) -> Result<(Counting, Vec<Pause>), ServiceError> {
-    let zone: String = users::table
-        .find(user_id)
-        .select(users::time_zone)
-        .get_result(conn)?;
-    let rows: Vec<Vacation> = vacations::table
-        .filter(vacations::user_id.eq(user_id))
-        .filter(
-            vacations::ended_at
-                .is_null()
-                .or(vacations::ended_at.gt(since)),
-        )
-        .select(Vacation::as_select())
-        .load(conn)?;
+    let zone = users::time_zone_of(conn, user_id)?;
+    let rows = vacations::of_user_since(conn, user_id, since)?;
     let pauses = rows
         .iter()
         .map(|v| match v.ended_at {
@@ -139,11 +125,7 @@ pub fn next_reminder(
     if !to.wants("deadline_reminder") {
         return Ok(None);
     }
-    let sent: Vec<i32> = reminders_sent::table
-        .filter(reminders_sent::game_id.eq(&game.id))
-        .filter(reminders_sent::ply.eq(game.ply))
-        .select(reminders_sent::hours_before)
-        .load(conn)?;
+    let sent = reminders::hours_sent(conn, &game.id, game.ply)?;
     Ok(to
         .settings()
         .reminder_hours

@@ -220,7 +220,7 @@ pub async fn list_mine(
 pub async fn history(db: &Database, id: String) -> Result<(GameDetails, Vec<Move>), ServiceError> {
     db.read(move |conn| {
         let game = find(conn, &id)?;
-        let history = db::games::history(conn, &id)?;
+        let history = db::moves::of_game(conn, &id)?;
         Ok((details(conn, game)?, history))
     })
     .await
@@ -444,7 +444,7 @@ fn play_in_transaction(
     }
 
     save(conn, &game, previous_ply)?;
-    db::games::insert_move(conn, &mv)?;
+    db::moves::append(conn, &mv)?;
     chance.store(conn)?;
 
     let to = &players[opponent.index()].recipient;
@@ -553,7 +553,7 @@ fn replay_of(
     if game.ply == 0 || request.ply.is_some_and(|ply| ply != game.ply - 1) {
         return Ok(None);
     }
-    let last = db::games::move_at(conn, &game.id, game.ply)?;
+    let last = db::moves::at(conn, &game.id, game.ply)?;
     let Some(last) = last.filter(|m| m.side == side.name()) else {
         return Ok(None);
     };
@@ -561,7 +561,7 @@ fn replay_of(
         return Ok(Some(last));
     }
     // Written another way: read it in the position it was played in.
-    let before = match db::games::move_at(conn, &game.id, game.ply - 1)? {
+    let before = match db::moves::at(conn, &game.id, game.ply - 1)? {
         Some(previous) => previous.position,
         None => game
             .engine
@@ -792,7 +792,7 @@ pub async fn dice(db: &Database, id: String) -> Result<(GameState, Vec<Roll>), S
                 game.kind
             )));
         }
-        let rolls = db::games::rolls(conn, &id)?;
+        let rolls = db::rolls::of_game(conn, &id)?;
         Ok((game, rolls))
     })
     .await

@@ -18,11 +18,11 @@ pub mod vacations;
 
 use self::error::ServiceError;
 use chrono::{DateTime, Utc};
-use diesel::prelude::*;
+use diesel::QueryResult;
 use serde::Serialize;
 
-use crate::db::DbConn;
-use crate::db::schema::users;
+pub use crate::db::users::UserRef;
+use crate::db::{self, DbConn};
 
 /// Where the server reads the time. Tests substitute their own to move time forward.
 pub trait Clock: Send + Sync {
@@ -38,22 +38,9 @@ impl Clock for SystemClock {
     }
 }
 
-/// A user as others see them in games and challenges.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Queryable)]
-pub struct UserRef {
-    pub id: String,
-    pub username: String,
-}
-
 /// Loads the public names of a set of users at once.
 pub fn user_refs(conn: &mut DbConn, ids: &[&str]) -> QueryResult<Vec<UserRef>> {
-    let mut ids: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
-    ids.sort();
-    ids.dedup();
-    users::table
-        .filter(users::id.eq_any(ids))
-        .select((users::id, users::username))
-        .load(conn)
+    db::users::refs(conn, ids)
 }
 
 /// Finds one user among loaded ones; a missing row means the database lost a foreign key.

@@ -3,7 +3,6 @@
 //! them later.
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::clocks;
@@ -11,8 +10,8 @@ use super::error::ServiceError;
 use super::game::{GameResult, GameState, Termination};
 use crate::clock;
 use crate::db::models::{OutboxRow, delivery};
-use crate::db::schema::{outbox, users};
-use crate::db::{Database, DbConn};
+pub use crate::db::users::Recipient;
+use crate::db::{Database, DbConn, outbox, users};
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
 use crate::rules::{EndReason, GameKind, Side};
@@ -166,9 +165,7 @@ pub fn store_settings(
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     let json = serde_json::to_string(settings).map_err(|e| ServiceError::Internal(e.into()))?;
-    diesel::update(users::table.find(user_id))
-        .set(users::notification_settings.eq(json))
-        .execute(conn)?;
+    users::set_notification_settings(conn, user_id, &json)?;
     // Reminder points may have changed: the games waiting for this user learn their next one.
     super::vacations::refresh_deadlines(conn, user_id)?;
     reschedule_digest(conn, user_id, now)
@@ -184,9 +181,7 @@ pub fn reschedule_digest(
     let settings = to.settings();
     let next = (settings.turn_delivery == TurnDelivery::Digest)
         .then(|| super::scheduler::next_digest_at(to.zone(), settings.digest_hour, now));
-    diesel::update(users::table.find(user_id))
-        .set(users::next_digest_at.eq(next))
-        .execute(conn)?;
+    users::set_next_digest_at(conn, user_id, next)?;
     Ok(())
 }
 
@@ -235,17 +230,7 @@ impl Notifier {
     }
 }
 
-/// What an event needs to know about the person it may mail.
-#[derive(Clone, Debug, Queryable)]
-pub struct Recipient {
-    pub id: String,
-    pub username: String,
-    pub email: String,
-    pub email_verified_at: Option<NaiveDateTime>,
-    pub settings_json: String,
-    pub time_zone: String,
-}
-
+// `Recipient` is a row of `db::users`; what the service reads from it is here.
 impl Recipient {
     pub fn settings(&self) -> Settings {
         Settings::parse(&self.settings_json)
@@ -263,17 +248,7 @@ impl Recipient {
 }
 
 pub fn recipient(conn: &mut DbConn, user_id: &str) -> Result<Recipient, ServiceError> {
-    Ok(users::table
-        .find(user_id)
-        .select((
-            users::id,
-            users::username,
-            users::email,
-            users::email_verified_at,
-            users::notification_settings,
-            users::time_zone,
-        ))
-        .get_result(conn)?)
+    Ok(users::recipient(conn, user_id)?)
 }
 
 /// The turn that passed to a player, as the move's transaction records it. The mail (the board
@@ -394,9 +369,7 @@ fn insert(
         created_at: now,
         sent_at: None,
     };
-    diesel::insert_into(outbox::table)
-        .values(&row)
-        .execute(conn)?;
+    outbox::insert(conn, &row)?;
     Ok(())
 }
 

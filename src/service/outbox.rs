@@ -11,14 +11,13 @@
 //!   `failed`, with the reason kept in `last_error`.
 
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
-use diesel::prelude::*;
 use rand::Rng;
 
 use super::clocks;
 use super::error::ServiceError;
 use super::notifications::{Notifier, OutboxPayload};
 use crate::db::models::{OutboxRow, delivery};
-use crate::db::schema::{outbox, users};
+use crate::db::outbox::{self, Addressee, Attempt};
 use crate::db::{Database, DbConn};
 use crate::links::LinkPurpose;
 use crate::mail::{DeliveryError, Footer, Mailer, Notification, OutgoingMail};
@@ -58,57 +57,17 @@ struct Claimed {
     time_zone: String,
 }
 
-/// The recipient's username, address, confirmation and zone as they are at sending time.
-type RecipientNow = (String, String, Option<NaiveDateTime>, String);
-
 fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ServiceError> {
-    let due = outbox::table
-        .filter(outbox::status.eq(delivery::PENDING))
-        .filter(outbox::next_attempt_at.le(now))
-        .filter(
-            outbox::locked_until
-                .is_null()
-                .or(outbox::locked_until.le(now)),
-        )
-        .order(outbox::next_attempt_at.asc())
-        .limit(BATCH)
-        .select(outbox::id);
-    let ids: Vec<String> = match conn {
-        DbConn::Postgres(pg) => due.for_update().skip_locked().load(pg)?,
-        // SQLite's writers take turns (`BEGIN IMMEDIATE`), so no other claim can interleave.
-        DbConn::Sqlite(sqlite) => due.load(sqlite)?,
-    };
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    diesel::update(outbox::table.filter(outbox::id.eq_any(&ids)))
-        .set(outbox::locked_until.eq(now + LEASE))
-        .execute(conn)?;
-    let rows: Vec<(OutboxRow, RecipientNow)> = outbox::table
-        .inner_join(users::table)
-        .filter(outbox::id.eq_any(&ids))
-        .order(outbox::next_attempt_at.asc())
-        .select((
-            OutboxRow::as_select(),
-            (
-                users::username,
-                users::email,
-                users::email_verified_at,
-                users::time_zone,
-            ),
-        ))
-        .load(conn)?;
+    let rows = outbox::claim_due(conn, now, now + LEASE, BATCH)?;
     Ok(rows
         .into_iter()
-        .map(
-            |(row, (username, current_email, verified_at, time_zone))| Claimed {
-                row,
-                username,
-                current_email,
-                verified: verified_at.is_some(),
-                time_zone,
-            },
-        )
+        .map(|(row, to): (OutboxRow, Addressee)| Claimed {
+            row,
+            username: to.username,
+            current_email: to.email,
+            verified: to.email_verified_at.is_some(),
+            time_zone: to.time_zone,
+        })
         .collect())
 }
 
@@ -126,7 +85,7 @@ pub async fn deliver_due(
         let id = claimed.row.id.clone();
         let attempts = claimed.row.attempts + 1;
         let naive_now = now.naive_utc();
-        let update = match &outcome {
+        let (status, last_error, next_attempt_at, sent_at) = match &outcome {
             Ok(()) => {
                 report.sent += 1;
                 (delivery::SENT, None, naive_now, Some(naive_now))
@@ -150,21 +109,15 @@ pub async fn deliver_due(
         if let Err(e) = &outcome {
             tracing::warn!(outbox_id = %id, attempts, error = e.reason(), "mail not delivered");
         }
-        db.write(move |conn| {
-            let (status, error, next_attempt_at, sent_at) = update;
-            diesel::update(outbox::table.find(&id))
-                .set((
-                    outbox::status.eq(status),
-                    outbox::attempts.eq(attempts),
-                    outbox::last_error.eq(error),
-                    outbox::next_attempt_at.eq(next_attempt_at),
-                    outbox::sent_at.eq(sent_at),
-                    outbox::locked_until.eq(None::<NaiveDateTime>),
-                ))
-                .execute(conn)?;
-            Ok::<_, ServiceError>(())
-        })
-        .await?;
+        let attempt = Attempt {
+            status,
+            attempts,
+            last_error,
+            next_attempt_at,
+            sent_at,
+        };
+        db.write(move |conn| Ok::<_, ServiceError>(outbox::record_attempt(conn, &id, attempt)?))
+            .await?;
     }
     Ok(report)
 }

@@ -3,20 +3,24 @@
 use chrono::NaiveDateTime;
 
 use super::error::ServiceError;
-use super::games::{dice, history};
-use crate::db::Database;
+use super::game::GameState;
+use super::games;
+use super::{user_ref, user_refs};
+use crate::db::models::{Move, Roll};
+use crate::db::{Database, DbConn, moves, rolls};
 use crate::rules::record::{Record, RecordMove, RecordResult};
 
 /// The whole game as a record: headers, then every move in canonical notation, each with its
 /// roll in games with dice.
 pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
-    let (details, history) = history(db, id.clone()).await?;
-    let rolls = if details.game.dice.is_some() {
-        dice(db, id).await?.1
-    } else {
-        Vec::new()
-    };
-    let game = &details.game;
+    let stored = db.read(move |conn| stored(conn, &id)).await?;
+    let Stored {
+        game,
+        white,
+        black,
+        history,
+        rolls,
+    } = &stored;
     let rfc3339 = |at: NaiveDateTime| {
         at.and_utc()
             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
@@ -24,8 +28,8 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
     let mut headers = vec![
         ("Game", game.kind.id().to_owned()),
         ("Id", game.id.clone()),
-        ("White", details.white.username.clone()),
-        ("Black", details.black.username.clone()),
+        ("White", white.clone()),
+        ("Black", black.clone()),
         ("Options", game.options.to_string()),
         ("Started", rfc3339(game.created_at)),
     ];
@@ -81,15 +85,43 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
             .map(|(key, value)| (key.to_owned(), value))
             .collect(),
         moves: history
-            .into_iter()
+            .iter()
             .map(|mv| RecordMove {
                 line: 0,
                 dice: turn_roll(mv.ply - 1),
-                text: mv.notation,
+                text: mv.notation.clone(),
             })
             .collect(),
     };
     Ok(record.format())
+}
+
+/// What a record is written from, read at once.
+struct Stored {
+    game: GameState,
+    white: String,
+    black: String,
+    history: Vec<Move>,
+    /// Empty for a game without dice.
+    rolls: Vec<Roll>,
+}
+
+fn stored(conn: &mut DbConn, id: &str) -> Result<Stored, ServiceError> {
+    let game = games::find(conn, id)?;
+    let refs = user_refs(conn, &[&game.white_id, &game.black_id])?;
+    let history = moves::of_game(conn, id)?;
+    let rolls = if game.dice.is_some() {
+        rolls::of_game(conn, id)?
+    } else {
+        Vec::new()
+    };
+    Ok(Stored {
+        white: user_ref(&refs, &game.white_id)?.username,
+        black: user_ref(&refs, &game.black_id)?.username,
+        game,
+        history,
+        rolls,
+    })
 }
 
 /// The dice of a stored roll, `"3,5"`.

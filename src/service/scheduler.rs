@@ -8,7 +8,6 @@
 //! nothing and sends nothing.
 
 use chrono::{DateTime, Days, NaiveDateTime, NaiveTime, Utc};
-use diesel::prelude::*;
 
 use super::error::ServiceError;
 use super::game::GameState;
@@ -16,9 +15,7 @@ use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
 use super::{clocks, vacations};
 use crate::clock;
-use crate::db::DbConn;
-use crate::db::models::{Game, status};
-use crate::db::schema::{games, reminders_sent, users};
+use crate::db::{DbConn, games, reminders, users};
 use crate::mail::{self, Notification};
 use crate::startup::AppState;
 
@@ -42,18 +39,8 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
 
     let naive_now = now.naive_utc();
-    let late: Vec<String> = db
-        .read(move |conn| {
-            Ok::<_, ServiceError>(
-                games::table
-                    .filter(games::status.eq(status::ACTIVE))
-                    .filter(games::deadline_at.le(naive_now))
-                    .order(games::deadline_at.asc())
-                    .limit(BATCH)
-                    .select(games::id)
-                    .load(conn)?,
-            )
-        })
+    let late = db
+        .read(move |conn| Ok::<_, ServiceError>(games::past_deadline(conn, naive_now, BATCH)?))
         .await?;
     let mut timeouts = 0;
     for id in late {
@@ -76,18 +63,8 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         timeouts += usize::from(unless_raced(ended)?.unwrap_or(false));
     }
 
-    let soon: Vec<String> = db
-        .read(move |conn| {
-            Ok::<_, ServiceError>(
-                games::table
-                    .filter(games::status.eq(status::ACTIVE))
-                    .filter(games::next_reminder_at.le(naive_now))
-                    .order(games::next_reminder_at.asc())
-                    .limit(BATCH)
-                    .select(games::id)
-                    .load(conn)?,
-            )
-        })
+    let soon = db
+        .read(move |conn| Ok::<_, ServiceError>(games::reminder_due(conn, naive_now, BATCH)?))
         .await?;
     let mut reminders = 0;
     for id in soon {
@@ -98,16 +75,8 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         reminders += unless_raced(sent)?.unwrap_or(0);
     }
 
-    let digest_users: Vec<String> = db
-        .read(move |conn| {
-            Ok::<_, ServiceError>(
-                users::table
-                    .filter(users::next_digest_at.le(naive_now))
-                    .limit(BATCH)
-                    .select(users::id)
-                    .load(conn)?,
-            )
-        })
+    let digest_users = db
+        .read(move |conn| Ok::<_, ServiceError>(users::due_for_digest(conn, naive_now, BATCH)?))
         .await?;
     let mut digests = 0;
     for id in digest_users {
@@ -136,24 +105,16 @@ fn unless_raced<T>(result: Result<T, ServiceError>) -> Result<Option<T>, Service
 }
 
 fn active_game(conn: &mut DbConn, id: &str) -> Result<Option<GameState>, ServiceError> {
-    games::table
-        .find(id)
-        .filter(games::status.eq(status::ACTIVE))
-        .select(Game::as_select())
-        .get_result(conn)
-        .optional()?
+    games::find_active(conn, id)?
         .map(GameState::from_row)
         .transpose()
 }
 
 fn usernames(conn: &mut DbConn, game: &GameState) -> Result<[String; 2], ServiceError> {
-    let name = |conn: &mut DbConn, id: &str| -> Result<String, ServiceError> {
-        Ok(users::table
-            .find(id)
-            .select(users::username)
-            .get_result(conn)?)
-    };
-    Ok([name(conn, &game.white_id)?, name(conn, &game.black_id)?])
+    Ok([
+        users::username_of(conn, &game.white_id)?,
+        users::username_of(conn, &game.black_id)?,
+    ])
 }
 
 /// Sends the reminders due for one game's current turn and schedules the next; returns how many
@@ -169,9 +130,7 @@ fn remind(
     };
     let sent = send_due_reminders(conn, notifier, &game, now)?;
     let next = clocks::next_reminder(conn, &game)?;
-    diesel::update(games::table.find(&game.id).filter(games::ply.eq(game.ply)))
-        .set(games::next_reminder_at.eq(next))
-        .execute(conn)?;
+    games::set_next_reminder_at_ply(conn, &game.id, game.ply, next)?;
     Ok(sent)
 }
 
@@ -203,29 +162,12 @@ fn send_due_reminders(
         if moment <= started {
             continue;
         }
-        let key = (
-            reminders_sent::game_id.eq(&game.id),
-            reminders_sent::ply.eq(game.ply),
-            reminders_sent::hours_before.eq(hours as i32),
-        );
-        let already: i64 = reminders_sent::table
-            .filter(key.0)
-            .filter(key.1)
-            .filter(key.2)
-            .count()
-            .get_result(conn)?;
-        if already > 0 {
+        let hours_before = hours as i32;
+        if reminders::was_sent(conn, &game.id, game.ply, hours_before)? {
             continue;
         }
         // The primary key makes a concurrent second runner fail here, rolling back its mail.
-        diesel::insert_into(reminders_sent::table)
-            .values((
-                key.0,
-                key.1,
-                key.2,
-                reminders_sent::created_at.eq(now.naive_utc()),
-            ))
-            .execute(conn)?;
+        reminders::record(conn, &game.id, game.ply, hours_before, now.naive_utc())?;
         if let Some(reminder) = mail.reminder(&to, now) {
             notifications::enqueue(conn, &to, reminder, Some(&game.id), now)?;
         }
@@ -257,31 +199,18 @@ fn digest(
 ) -> Result<bool, ServiceError> {
     let to = notifications::recipient(conn, user_id)?;
     let settings: Settings = to.settings();
-    let due: Option<NaiveDateTime> = users::table
-        .find(user_id)
-        .select(users::next_digest_at)
-        .get_result(conn)?;
+    let due = users::next_digest_at_of(conn, user_id)?;
     let Some(due) = due.filter(|due| *due <= now.naive_utc()) else {
         return Ok(false);
     };
     let next = (settings.turn_delivery == TurnDelivery::Digest)
         .then(|| next_digest_at(to.zone(), settings.digest_hour, now));
     // Claimed by moving the due time on, only from the value read: a second runner finds it moved.
-    let claimed = diesel::update(
-        users::table
-            .find(user_id)
-            .filter(users::next_digest_at.eq(due)),
-    )
-    .set(users::next_digest_at.eq(next))
-    .execute(conn)?;
-    if claimed == 0 || next.is_none() {
+    let claimed = users::claim_digest(conn, user_id, due, next)?;
+    if !claimed || next.is_none() {
         return Ok(false);
     }
-    let waiting: Vec<Game> = games::table
-        .filter(games::status.eq(status::ACTIVE))
-        .filter(games::to_move_id.eq(user_id))
-        .select(Game::as_select())
-        .load(conn)?;
+    let waiting = games::waiting_for(conn, user_id)?;
     if waiting.is_empty() {
         return Ok(false);
     }

@@ -3,15 +3,13 @@
 //! allowance is spent.
 
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
-use diesel::prelude::*;
 
 use super::clocks;
 use super::error::{Conflict, ServiceError};
 use super::game::GameState;
 use crate::clock::{self, Pause};
-use crate::db::models::{Game, Vacation, status};
-use crate::db::schema::{games, users, vacations};
-use crate::db::{Database, DbConn};
+use crate::db::models::Vacation;
+use crate::db::{Database, DbConn, games, users, vacations};
 
 /// A player's vacation standing.
 #[derive(Clone, Debug)]
@@ -36,15 +34,8 @@ fn pauses(rows: &[Vacation]) -> Vec<Pause> {
 }
 
 fn load(conn: &mut DbConn, user_id: &str) -> Result<(Vec<Vacation>, chrono_tz::Tz), ServiceError> {
-    let zone: String = users::table
-        .find(user_id)
-        .select(users::time_zone)
-        .get_result(conn)?;
-    let rows = vacations::table
-        .filter(vacations::user_id.eq(user_id))
-        .order(vacations::started_at.asc())
-        .select(Vacation::as_select())
-        .load(conn)?;
+    let zone = users::time_zone_of(conn, user_id)?;
+    let rows = vacations::of_user(conn, user_id)?;
     Ok((rows, clocks::zone_of(&zone)))
 }
 
@@ -150,9 +141,7 @@ async fn start(
             started_at: now.naive_utc(),
             ended_at: None,
         };
-        diesel::insert_into(vacations::table)
-            .values(&vacation)
-            .execute(conn)?;
+        vacations::insert(conn, &vacation)?;
         refresh_deadlines(conn, &user_id)?;
         let (rows, zone) = load(conn, &user_id)?;
         Ok(standing(&rows, zone, allowance, now))
@@ -185,17 +174,11 @@ pub(super) fn end_open_vacation(
     user_id: &str,
     at: NaiveDateTime,
 ) -> Result<bool, ServiceError> {
-    let ended = diesel::update(
-        vacations::table
-            .filter(vacations::user_id.eq(user_id))
-            .filter(vacations::ended_at.is_null()),
-    )
-    .set(vacations::ended_at.eq(at))
-    .execute(conn)?;
-    if ended > 0 {
+    let ended = vacations::end_open(conn, user_id, at)?;
+    if ended {
         refresh_deadlines(conn, user_id)?;
     }
-    Ok(ended > 0)
+    Ok(ended)
 }
 
 /// Ends the vacations whose allowance ran out before `now`, at the moment it ran out.
@@ -204,10 +187,7 @@ pub(super) fn end_spent_vacations(
     allowance: Duration,
     now: DateTime<Utc>,
 ) -> Result<usize, ServiceError> {
-    let open: Vec<String> = vacations::table
-        .filter(vacations::ended_at.is_null())
-        .select(vacations::user_id)
-        .load(conn)?;
+    let open = vacations::users_on_vacation(conn)?;
     let mut ended = 0;
     for user_id in open {
         let (rows, zone) = load(conn, &user_id)?;
@@ -224,22 +204,16 @@ pub(super) fn end_spent_vacations(
 
 /// Recomputes the deadline and next reminder of every game where `user_id` is to move.
 pub(super) fn refresh_deadlines(conn: &mut DbConn, user_id: &str) -> Result<(), ServiceError> {
-    let waiting: Vec<Game> = games::table
-        .filter(games::status.eq(status::ACTIVE))
-        .filter(games::to_move_id.eq(user_id))
-        .filter(games::time_control.is_not_null())
-        .select(Game::as_select())
-        .load(conn)?;
-    for row in waiting {
+    for row in games::clocked_waiting_for(conn, user_id)? {
         let mut game = GameState::from_row(row)?;
         clocks::refresh_deadline(conn, &mut game)?;
-        // Only if no move changed the turn meanwhile; that move computed its own deadline.
-        diesel::update(games::table.find(&game.id).filter(games::ply.eq(game.ply)))
-            .set((
-                games::deadline_at.eq(game.deadline_at),
-                games::next_reminder_at.eq(game.next_reminder_at),
-            ))
-            .execute(conn)?;
+        games::set_deadline_at_ply(
+            conn,
+            &game.id,
+            game.ply,
+            game.deadline_at,
+            game.next_reminder_at,
+        )?;
     }
     Ok(())
 }
