@@ -32,7 +32,10 @@ pub fn spawn(state: Arc<AppState>, mailer: Mailer) {
     });
     tokio::spawn(async move {
         loop {
-            if let Err(e) = scheduler::tick(&state, state.clock.now()).await {
+            let now = state.clock.now();
+            if let Err(e) =
+                scheduler::tick(&state.db, &state.notifier, state.vacation_allowance, now).await
+            {
                 tracing::error!(error = %e, "scheduler run failed");
             }
             tokio::time::sleep(SCHEDULER_POLL).await;

@@ -15,11 +15,10 @@ use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
 use super::{clocks, vacations};
 use crate::clock;
-use crate::db::DbConn;
 use crate::db::models::{Game, status};
 use crate::db::schema::{games, reminders_sent, users};
+use crate::db::{Database, DbConn};
 use crate::mail::{self, Notification};
-use crate::startup::AppState;
 
 /// Games or users handled per step and run: enough for any backlog, bounded so one run stays short.
 const BATCH: i64 = 200;
@@ -33,9 +32,13 @@ pub struct Ticked {
     pub digests: usize,
 }
 
-pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ServiceError> {
-    let db = &state.db;
-    let allowance = state.vacation_allowance;
+/// `allowance` is the vacation each player may take per calendar year.
+pub async fn tick(
+    db: &Database,
+    notifier: &notifications::Notifier,
+    allowance: chrono::Duration,
+    now: DateTime<Utc>,
+) -> Result<Ticked, ServiceError> {
     let vacations_ended = db
         .write(move |conn| vacations::end_spent_vacations(conn, allowance, now))
         .await?;
@@ -56,7 +59,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
     let mut timeouts = 0;
     for id in late {
-        let notifier = state.notifier.clone();
+        let notifier = notifier.clone();
         let ended = db
             .write(move |conn| {
                 let Some(mut game) = active_game(conn, &id)? else {
@@ -89,7 +92,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
     let mut reminders = 0;
     for id in soon {
-        let notifier = state.notifier.clone();
+        let notifier = notifier.clone();
         let sent = db
             .write(move |conn| remind(conn, &notifier, &id, now))
             .await;
@@ -109,7 +112,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
     let mut digests = 0;
     for id in digest_users {
-        let notifier = state.notifier.clone();
+        let notifier = notifier.clone();
         let sent = db
             .write(move |conn| digest(conn, &notifier, &id, now))
             .await;

@@ -387,9 +387,15 @@ impl TestApp {
 
     /// One run of the scheduler, at the test clock's time.
     pub async fn tick(&self) -> Ticked {
-        scheduler::tick(&self.state, self.clock.now())
-            .await
-            .expect("the scheduler runs")
+        let state = &self.state;
+        scheduler::tick(
+            &state.db,
+            &state.notifier,
+            state.vacation_allowance,
+            self.clock.now(),
+        )
+        .await
+        .expect("the scheduler runs")
     }
 
     /// A user whose address is confirmed, the way a person does it: the confirmation mail is
