@@ -5,8 +5,9 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -155,6 +156,74 @@ fn a_bad_database_url_is_refused_with_a_clear_message() {
     assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
 }
 
+/// The `.eml` files in `folder`.
+fn mails_in(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "eml"))
+        .collect()
+}
+
+/// Waits up to 30 s for a mail to appear in `folder`; returns the first one.
+fn wait_for_mail(folder: &Path) -> PathBuf {
+    let started = Instant::now();
+    loop {
+        if let Some(file) = mails_in(folder).into_iter().next() {
+            return file;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no mail appeared in {}",
+            folder.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn sigterm_stops_the_server_and_its_background_work_and_loses_no_mail() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = serve(&data);
+    let (status, _) = http(
+        server.port,
+        "POST",
+        "/api/v1/auth/register",
+        None,
+        Some(
+            json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"}),
+        ),
+    );
+    assert_eq!(status, 201, "the confirmation mail is in the outbox");
+
+    // Stopped at once: the mail may be pending, or in hand (then it is written and recorded).
+    let (exited, log) = server.terminate(Duration::from_secs(5));
+    let exited = exited.unwrap_or_else(|| panic!("still running 5 s after SIGTERM: {log:#?}"));
+    assert!(exited.success(), "exited with {exited}: {log:#?}");
+    for line in [
+        "SIGTERM received",
+        "outbox delivery stopped",
+        "scheduler stopped",
+        "background work stopped",
+        "Kuryr stopped",
+    ] {
+        assert!(
+            log.iter().any(|logged| logged.contains(line)),
+            "the log does not say `{line}`: {log:#?}"
+        );
+    }
+
+    // The next start sends what the last one left, and nothing twice.
+    let folder = data.join("mail");
+    let _server = serve(&data);
+    wait_for_mail(&folder);
+    assert_eq!(mails_in(&folder).len(), 1, "{}", folder.display());
+}
+
 #[test]
 fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,24 +250,7 @@ fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
     assert_eq!(status, 201);
 
     // The server's own outbox worker writes the confirmation mail as an .eml file.
-    let started = std::time::Instant::now();
-    let file = loop {
-        let found = std::fs::read_dir(&folder).ok().and_then(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path())
-                .find(|path| path.extension().is_some_and(|ext| ext == "eml"))
-        });
-        if let Some(file) = found {
-            break file;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "no mail appeared in {}",
-            folder.display()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
+    let file = wait_for_mail(&folder);
     let raw = std::fs::read(&file).unwrap();
     let mail = mail_parser::MessageParser::default().parse(&raw).unwrap();
     assert_eq!(mail.subject(), Some("Kuryr — confirm your email address"));

@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use secrecy::SecretString;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use kuryr::auth::TokenKeys;
 use kuryr::db::{self, Database, DatabaseUrl};
@@ -380,7 +381,13 @@ impl TestApp {
 
     /// One round of the outbox worker, at the test clock's time.
     pub async fn deliver(&self, mailer: &Mailer) -> Delivered {
-        outbox::deliver_due(&self.db, mailer, &self.state.notifier, self.clock.now())
+        self.deliver_until(mailer, &CancellationToken::new()).await
+    }
+
+    /// One round of the outbox worker, asked to stop by `stop`.
+    pub async fn deliver_until(&self, mailer: &Mailer, stop: &CancellationToken) -> Delivered {
+        let notifier = &self.state.notifier;
+        outbox::deliver_due(&self.db, mailer, notifier, self.clock.now(), stop)
             .await
             .expect("the outbox delivers")
     }
