@@ -1,11 +1,8 @@
-//! Passwords (argon2id) and access tokens (HS256 JWTs), and the extractor that authenticates a
-//! request.
+//! Passwords (argon2id), access tokens (HS256 JWTs), and who the caller is. Reading these from
+//! an HTTP request is `crate::api::auth`'s business; nothing here knows of HTTP.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::LazyLock;
 
-use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
 use argon2::password_hash::{
     PasswordHash, PasswordHasher, PasswordVerifier, SaltString, rand_core::OsRng,
 };
@@ -14,9 +11,6 @@ use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm as JwtAlgorithm, DecodingKey, EncodingKey, Header, Validation};
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
-
-use crate::error::ApiError;
-use crate::startup::AppState;
 
 const ISSUER: &str = "kuryr";
 const AUDIENCE: &str = "kuryr-api";
@@ -122,18 +116,12 @@ impl TokenKeys {
     }
 }
 
-/// The authenticated caller. Extracting it checks the token's signature, expiry, issuer and
-/// audience, and that the account still exists with the same session version.
+/// The authenticated caller: a genuine, unexpired token (signature, expiry, issuer and audience
+/// checked) of an account that still exists with the same session version.
 #[derive(Clone, Debug)]
 pub struct AuthUser {
     pub id: String,
     pub username: String,
-}
-
-fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }
 
 /// A caller whose token is genuine and unexpired, before the database has confirmed the session
@@ -144,49 +132,6 @@ fn bearer_token(req: &HttpRequest) -> Option<&str> {
 pub struct Caller {
     pub id: String,
     pub session_version: i32,
-}
-
-impl Caller {
-    fn from_request_sync(req: &HttpRequest) -> Result<(Caller, web::Data<AppState>), ApiError> {
-        let state = req
-            .app_data::<web::Data<AppState>>()
-            .cloned()
-            .ok_or(ApiError::Unauthorized(INVALID_TOKEN))?;
-        let claims = bearer_token(req)
-            .and_then(|token| state.tokens.verify(token, state.clock.now()))
-            .ok_or(ApiError::Unauthorized(INVALID_TOKEN))?;
-        Ok((
-            Caller {
-                id: claims.sub,
-                session_version: claims.sv,
-            },
-            state,
-        ))
-    }
-}
-
-impl FromRequest for Caller {
-    type Error = ApiError;
-    type Future = std::future::Ready<Result<Self, Self::Error>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(Caller::from_request_sync(req).map(|(caller, _)| caller))
-    }
-}
-
-impl FromRequest for AuthUser {
-    type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
-
-    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let verified = Caller::from_request_sync(req);
-        Box::pin(async move {
-            let (caller, state) = verified?;
-            crate::service::accounts::session_user(&state.db, caller.id, caller.session_version)
-                .await?
-                .ok_or(ApiError::Unauthorized(INVALID_TOKEN))
-        })
-    }
 }
 
 #[cfg(test)]

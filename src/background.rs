@@ -1,41 +1,115 @@
 //! The server's background work: delivering the outbox, and the scheduler (timeouts, reminders,
 //! digests, vacations that run out). Both only read the database and the injected clock, so any
 //! number of server processes can run them on one database, and a restart loses nothing.
+//!
+//! They live as long as the server: [`Background::spawn`] starts them and [`Background::stop`]
+//! lets each finish what it has in hand (the mail being sent, the scheduler's run) and waits for
+//! them.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::db::Database;
 use crate::mail::Mailer;
-use crate::service::{outbox, scheduler};
-use crate::startup::AppState;
+use crate::service::notifications::Notifier;
+use crate::service::{Clock, outbox, scheduler};
 
 /// How often the outbox is checked: turn mails should leave within seconds of the move.
 const OUTBOX_POLL: Duration = Duration::from_secs(2);
 /// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
 
-/// Starts both loops on the current Tokio runtime; they stop with it.
-pub fn spawn(state: Arc<AppState>, mailer: Mailer) {
-    let outbox_state = state.clone();
-    tokio::spawn(async move {
-        loop {
-            let state = &outbox_state;
-            match outbox::deliver_due(&state.db, &mailer, &state.notifier, state.clock.now()).await
-            {
-                // A full batch means more may be waiting: go on at once.
-                Ok(done) if done.sent + done.retrying + done.failed > 0 => continue,
-                Ok(_) => {}
-                Err(e) => tracing::error!(error = %e, "outbox delivery failed"),
+/// What the loops work with.
+pub struct Work {
+    pub db: Database,
+    pub notifier: Notifier,
+    pub clock: Arc<dyn Clock>,
+    pub mailer: Mailer,
+    /// Vacation each player may take per calendar year.
+    pub vacation_allowance: chrono::Duration,
+}
+
+/// The two running loops. Dropping this asks them to stop without waiting for them.
+pub struct Background {
+    stop: CancellationToken,
+    loops: Vec<JoinHandle<()>>,
+}
+
+impl Background {
+    /// Starts both loops on the current Tokio runtime.
+    pub fn spawn(work: Work) -> Background {
+        let work = Arc::new(work);
+        let stop = CancellationToken::new();
+        let loops = vec![
+            tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
+            tokio::spawn(run_scheduler(work, stop.clone())),
+        ];
+        Background { stop, loops }
+    }
+
+    /// Asks both loops to stop once they have finished what they are doing, and waits for them.
+    pub async fn stop(mut self) {
+        self.stop.cancel();
+        for handle in self.loops.drain(..) {
+            if let Err(e) = handle.await {
+                tracing::error!(error = %e, "a background loop ended abnormally");
             }
-            tokio::time::sleep(OUTBOX_POLL).await;
         }
-    });
-    tokio::spawn(async move {
-        loop {
-            if let Err(e) = scheduler::tick(&state, state.clock.now()).await {
-                tracing::error!(error = %e, "scheduler run failed");
-            }
-            tokio::time::sleep(SCHEDULER_POLL).await;
+        tracing::info!("background work stopped");
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Waits `poll` unless asked to stop first; says whether to go on.
+async fn pause(poll: Duration, stop: &CancellationToken) -> bool {
+    tokio::select! {
+        () = stop.cancelled() => false,
+        () = tokio::time::sleep(poll) => true,
+    }
+}
+
+async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
+    let Work {
+        db,
+        notifier,
+        clock,
+        mailer,
+        ..
+    } = &*work;
+    while !stop.is_cancelled() {
+        match outbox::deliver_due(db, mailer, notifier, clock.now(), &stop).await {
+            // Something was done, so more may be waiting: go on at once.
+            Ok(done) if done.sent + done.retrying + done.failed > 0 => continue,
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "outbox delivery failed"),
         }
-    });
+        if !pause(OUTBOX_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("outbox delivery stopped");
+}
+
+async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {
+    while !stop.is_cancelled() {
+        // A run is bounded (a batch per step) and is let finish.
+        let now = work.clock.now();
+        if let Err(e) =
+            scheduler::tick(&work.db, &work.notifier, work.vacation_allowance, now).await
+        {
+            tracing::error!(error = %e, "scheduler run failed");
+        }
+        if !pause(SCHEDULER_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("scheduler stopped");
 }

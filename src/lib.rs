@@ -15,7 +15,6 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod dice;
-pub mod error;
 pub mod links;
 pub mod mail;
 pub mod rules;

@@ -7,7 +7,7 @@ use tracing_subscriber::EnvFilter;
 use kuryr::config::{Cli, Command, Settings, UserCommand};
 use kuryr::db::{self, Database};
 use kuryr::service::accounts;
-use kuryr::startup::{Application, system_clock};
+use kuryr::startup::{Application, shutdown_signal, system_clock};
 
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
@@ -30,13 +30,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(serve) => {
             let settings = Settings::from_args(&cli.storage, &serve)?;
             tracing::info!("{}", settings.mailer().describe());
+            let shutdown = shutdown_signal().context("cannot listen for SIGTERM and SIGINT")?;
             let app = Application::build(settings.clone(), system_clock()).await?;
             let address = std::net::SocketAddr::new(settings.listen.ip(), app.port());
             tracing::info!(
                 database = %settings.database_url.display(),
                 "Kuryr is listening on http://{address} (API description at http://{address}/api/v1/openapi.yaml)"
             );
-            app.run_until_stopped().await?;
+            app.run_until(shutdown).await?;
+            tracing::info!("Kuryr stopped");
         }
         Command::Migrate => {
             let applied = tokio::task::spawn_blocking(move || db::run_migrations(&url)).await??;

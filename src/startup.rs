@@ -1,5 +1,6 @@
 //! Building and running the application.
 
+use std::future::Future;
 use std::net::TcpListener;
 use std::sync::Arc;
 
@@ -9,14 +10,14 @@ use tracing_actix_web::TracingLogger;
 
 use crate::api;
 use crate::auth::TokenKeys;
-use crate::background;
+use crate::background::{self, Background};
 use crate::config::Settings;
 use crate::db::{self, Database};
 use crate::links::LinkSigner;
 use crate::service::notifications::Notifier;
 use crate::service::{Clock, SystemClock};
 
-/// What every request handler (and the background workers) can reach.
+/// What every request handler can reach.
 pub struct AppState {
     pub db: Database,
     pub tokens: TokenKeys,
@@ -59,14 +60,16 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
     }
 }
 
-/// A bound, migrated, ready-to-run server.
+/// A bound, migrated, ready-to-run server, with its background loops running.
 pub struct Application {
     port: u16,
     server: Server,
+    background: Background,
 }
 
 impl Application {
-    /// Migrates the database, opens it, and binds the listener (port 0 picks a free port).
+    /// Migrates the database, opens it, starts the background loops and binds the listener (port
+    /// 0 picks a free port).
     pub async fn build(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Application> {
         let url = settings.database_url.clone();
         let applied = tokio::task::spawn_blocking(move || db::run_migrations(&url)).await??;
@@ -82,16 +85,24 @@ impl Application {
         let state = web::Data::new(
             AppState::new(db, tokens, clock, notifier).with_vacation_days(settings.vacation_days),
         );
-        background::spawn(state.clone().into_inner(), settings.mailer());
 
         let listener = TcpListener::bind(settings.listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;
         let port = listener.local_addr()?.port();
+        let background = Background::spawn(background::Work {
+            db: state.db.clone(),
+            notifier: state.notifier.clone(),
+            clock: state.clock.clone(),
+            mailer: settings.mailer(),
+            vacation_allowance: state.vacation_allowance,
+        });
         let mut server = HttpServer::new(move || {
             App::new()
                 .wrap(TracingLogger::default())
                 .configure(configure(state.clone()))
         })
+        // `run_until` stops it, on whatever signal the caller chose.
+        .disable_signals()
         .listen(listener)?;
         if let Some(workers) = settings.workers {
             server = server.workers(workers);
@@ -99,6 +110,7 @@ impl Application {
         Ok(Application {
             port,
             server: server.run(),
+            background,
         })
     }
 
@@ -106,9 +118,51 @@ impl Application {
         self.port
     }
 
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+    /// Serves until `shutdown` completes, then stops: no new connections, requests in flight
+    /// answered, and the background loops let finish what they have in hand.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+        let Application {
+            mut server,
+            background,
+            ..
+        } = self;
+        let handle = server.handle();
+        tokio::select! {
+            result = &mut server => {
+                background.stop().await;
+                return result;
+            }
+            () = shutdown => {}
+        }
+        tracing::info!("stopping: finishing the requests in flight and the background work");
+        let (result, (), ()) = tokio::join!(server, handle.stop(true), background.stop());
+        result
     }
+}
+
+/// Completes at the first SIGTERM or SIGINT (Ctrl-C). The handlers are installed when this is
+/// called, so a signal that comes before the future is awaited is not lost.
+#[cfg(unix)]
+pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        let name = tokio::select! {
+            _ = terminate.recv() => "SIGTERM",
+            _ = interrupt.recv() => "SIGINT",
+        };
+        tracing::info!("{name} received");
+    })
+}
+
+/// Completes at the first Ctrl-C.
+#[cfg(not(unix))]
+pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("Ctrl-C received");
+    })
 }
 
 /// Convenience for `main`: the wall clock.

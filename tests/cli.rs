@@ -5,8 +5,9 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -59,16 +60,7 @@ fn serve_creates_its_database_and_tokens_survive_a_restart() {
     let token = {
         let server = serve(&data);
         assert_eq!(http(server.port, "GET", "/readyz", None, None).0, 200);
-        let (status, _) = http(
-            server.port,
-            "POST",
-            "/api/v1/auth/register",
-            None,
-            Some(
-                json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"}),
-            ),
-        );
-        assert_eq!(status, 201);
+        register_alice(server.port);
         let (status, login) = http(
             server.port,
             "POST",
@@ -155,6 +147,77 @@ fn a_bad_database_url_is_refused_with_a_clear_message() {
     assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
 }
 
+/// Registers alice (password "correct horse"), which puts a confirmation mail in the outbox.
+fn register_alice(port: u16) {
+    let (status, body) = http(
+        port,
+        "POST",
+        "/api/v1/auth/register",
+        None,
+        Some(
+            json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"}),
+        ),
+    );
+    assert_eq!(status, 201, "{body}");
+}
+
+/// The `.eml` files in `folder`.
+fn mails_in(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "eml"))
+        .collect()
+}
+
+/// Waits up to 30 s for a mail to appear in `folder`; returns the first one.
+fn wait_for_mail(folder: &Path) -> PathBuf {
+    let started = Instant::now();
+    loop {
+        if let Some(file) = mails_in(folder).into_iter().next() {
+            return file;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no mail appeared in {}",
+            folder.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn sigterm_stops_the_server_and_its_background_work_and_loses_no_mail() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = serve(&data);
+    register_alice(server.port);
+    // Stopped at once: the mail may be pending, or in hand (then it is written and recorded).
+    let (exited, log) = server.terminate(Duration::from_secs(5));
+    let exited = exited.unwrap_or_else(|| panic!("still running 5 s after SIGTERM: {log:#?}"));
+    assert!(exited.success(), "exited with {exited}: {log:#?}");
+    let unsaid: Vec<&str> = [
+        "SIGTERM received",
+        "outbox delivery stopped",
+        "scheduler stopped",
+        "background work stopped",
+        "Kuryr stopped",
+    ]
+    .into_iter()
+    .filter(|said| !log.iter().any(|line| line.contains(said)))
+    .collect();
+    assert!(unsaid.is_empty(), "the log never says {unsaid:?}: {log:#?}");
+
+    // The next start sends what the last one left, and nothing twice.
+    let folder = data.join("mail");
+    let _server = serve(&data);
+    wait_for_mail(&folder);
+    assert_eq!(mails_in(&folder).len(), 1, "{}", folder.display());
+}
+
 #[test]
 fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
     let dir = tempfile::tempdir().unwrap();
@@ -169,36 +232,10 @@ fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
         "the start says where mail goes: {:?}",
         server.startup_log
     );
-    let (status, _) = http(
-        server.port,
-        "POST",
-        "/api/v1/auth/register",
-        None,
-        Some(
-            json!({"username": "alice", "email": "alice@example.org", "password": "correct horse"}),
-        ),
-    );
-    assert_eq!(status, 201);
+    register_alice(server.port);
 
     // The server's own outbox worker writes the confirmation mail as an .eml file.
-    let started = std::time::Instant::now();
-    let file = loop {
-        let found = std::fs::read_dir(&folder).ok().and_then(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path())
-                .find(|path| path.extension().is_some_and(|ext| ext == "eml"))
-        });
-        if let Some(file) = found {
-            break file;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(30),
-            "no mail appeared in {}",
-            folder.display()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
+    let file = wait_for_mail(&folder);
     let raw = std::fs::read(&file).unwrap();
     let mail = mail_parser::MessageParser::default().parse(&raw).unwrap();
     assert_eq!(mail.subject(), Some("Kuryr — confirm your email address"));

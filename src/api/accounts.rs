@@ -5,8 +5,8 @@ use serde::Deserialize;
 
 use super::Text;
 use super::views::{AccountView, PublicUserView, TokenView, VacationView};
+use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
-use crate::error::ApiError;
 use crate::service::accounts::{self, AccountChanges};
 use crate::service::vacations::VacationAction;
 use crate::service::{addresses, notifications, vacations};

@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::Text;
 use super::page_request;
 use super::views::{ChallengeView, GameView, PageView};
+use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
 use crate::clock::TimeControl;
-use crate::error::ApiError;
 use crate::service::challenges::{self, ColorChoice, Direction, NewChallenge};
 use crate::startup::AppState;
 

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use super::Text;
 use super::page_request;
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
+use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller};
-use crate::error::ApiError;
 use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
 use crate::startup::AppState;
 

@@ -3,7 +3,7 @@
 use actix_web::{HttpResponse, web};
 use serde_json::json;
 
-use crate::error::ApiError;
+use crate::api::problem::ApiError;
 use crate::startup::AppState;
 
 /// The OpenAPI description of this server, served as written.

@@ -3,17 +3,19 @@
 //! registers exactly these, and a test compares them with `openapi.yaml`.
 
 pub mod accounts;
+pub mod auth;
 pub mod challenges;
 pub mod games;
 pub mod health;
 pub mod pages;
+pub mod problem;
 pub mod rules;
 pub mod views;
 
 use actix_web::http::{Method, header};
 use actix_web::{HttpRequest, HttpResponse, Route, web};
 
-use crate::error::ApiError;
+use crate::api::problem::ApiError;
 use crate::service::PageRequest;
 
 /// The largest request body any endpoint accepts.

@@ -13,7 +13,7 @@ use minijinja::{Environment, context};
 use serde::Deserialize;
 
 use super::Text;
-use crate::error::ApiError;
+use crate::api::problem::ApiError;
 use crate::links::LinkPurpose;
 use crate::service::accounts::PASSWORD_MIN_CHARS;
 use crate::service::addresses;

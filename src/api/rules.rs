@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Text;
-use crate::error::ApiError;
+use crate::api::problem::ApiError;
 use crate::rules::record::{self, Record, RecordError};
 use crate::rules::{
     Engine, GameKind, MoveAndPosition, OptionSpec, Outcome, PlayError, PositionError, Side,

@@ -5,9 +5,9 @@ use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::api::problem::ApiError;
 use crate::clock::TimeControl;
 use crate::db::models::{Move, Roll, User};
-use crate::error::ApiError;
 use crate::rules::{LoadedPosition, Side};
 use crate::service::challenges::ChallengeDetails;
 use crate::service::clocks;

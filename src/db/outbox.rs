@@ -97,3 +97,12 @@ pub fn record_attempt(conn: &mut DbConn, id: &str, attempt: Attempt) -> QueryRes
         .execute(conn)
         .map(drop)
 }
+
+/// Gives claimed rows back at once, without waiting for their lease to run out (a worker that
+/// stops before sending them).
+pub fn release(conn: &mut DbConn, ids: &[String]) -> QueryResult<()> {
+    diesel::update(outbox::table.filter(outbox::id.eq_any(ids)))
+        .set(outbox::locked_until.eq(None::<NaiveDateTime>))
+        .execute(conn)
+        .map(drop)
+}

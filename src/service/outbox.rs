@@ -12,6 +12,7 @@
 
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use rand::Rng;
+use tokio_util::sync::CancellationToken;
 
 use super::clocks;
 use super::error::ServiceError;
@@ -77,10 +78,15 @@ pub async fn deliver_due(
     mailer: &Mailer,
     notifier: &Notifier,
     now: DateTime<Utc>,
+    stop: &CancellationToken,
 ) -> Result<Delivered, ServiceError> {
     let claimed = db.write(move |conn| claim(conn, now.naive_utc())).await?;
     let mut report = Delivered::default();
-    for claimed in claimed {
+    let mut rows = claimed.into_iter();
+    // Once `stop` is cancelled the mail in hand is still sent and recorded, but no other.
+    while !stop.is_cancelled()
+        && let Some(claimed) = rows.next()
+    {
         let outcome = send_one(mailer, notifier, &claimed, now).await;
         let id = claimed.row.id.clone();
         let attempts = claimed.row.attempts + 1;
@@ -117,6 +123,13 @@ pub async fn deliver_due(
             sent_at,
         };
         db.write(move |conn| Ok::<_, ServiceError>(outbox::record_attempt(conn, &id, attempt)?))
+            .await?;
+    }
+    // What was claimed but not sent goes back at once instead of waiting for its lease to run out.
+    let unsent: Vec<String> = rows.map(|claimed| claimed.row.id).collect();
+    if !unsent.is_empty() {
+        tracing::info!(count = unsent.len(), "stopping: unsent mails released");
+        db.write(move |conn| Ok::<_, ServiceError>(outbox::release(conn, &unsent)?))
             .await?;
     }
     Ok(report)

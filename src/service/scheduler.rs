@@ -15,9 +15,8 @@ use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
 use super::{clocks, vacations};
 use crate::clock;
-use crate::db::{DbConn, games, reminders, users};
+use crate::db::{Database, DbConn, games, reminders, users};
 use crate::mail::{self, Notification};
-use crate::startup::AppState;
 
 /// Games or users handled per step and run: enough for any backlog, bounded so one run stays short.
 const BATCH: i64 = 200;
@@ -31,9 +30,13 @@ pub struct Ticked {
     pub digests: usize,
 }
 
-pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, ServiceError> {
-    let db = &state.db;
-    let allowance = state.vacation_allowance;
+/// `allowance` is the vacation each player may take per calendar year.
+pub async fn tick(
+    db: &Database,
+    notifier: &notifications::Notifier,
+    allowance: chrono::Duration,
+    now: DateTime<Utc>,
+) -> Result<Ticked, ServiceError> {
     let vacations_ended = db
         .write(move |conn| vacations::end_spent_vacations(conn, allowance, now))
         .await?;
@@ -44,7 +47,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
     let mut timeouts = 0;
     for id in late {
-        let notifier = state.notifier.clone();
+        let notifier = notifier.clone();
         let ended = db
             .write(move |conn| {
                 let Some(mut game) = active_game(conn, &id)? else {
@@ -68,7 +71,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
     let mut reminders = 0;
     for id in soon {
-        let notifier = state.notifier.clone();
+        let notifier = notifier.clone();
         let sent = db
             .write(move |conn| remind(conn, &notifier, &id, now))
             .await;
@@ -80,7 +83,7 @@ pub async fn tick(state: &AppState, now: DateTime<Utc>) -> Result<Ticked, Servic
         .await?;
     let mut digests = 0;
     for id in digest_users {
-        let notifier = state.notifier.clone();
+        let notifier = notifier.clone();
         let sent = db
             .write(move |conn| digest(conn, &notifier, &id, now))
             .await;

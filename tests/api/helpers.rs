@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use secrecy::SecretString;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use kuryr::auth::TokenKeys;
 use kuryr::db::{self, Database, DatabaseUrl};
@@ -380,16 +381,28 @@ impl TestApp {
 
     /// One round of the outbox worker, at the test clock's time.
     pub async fn deliver(&self, mailer: &Mailer) -> Delivered {
-        outbox::deliver_due(&self.db, mailer, &self.state.notifier, self.clock.now())
+        self.deliver_until(mailer, &CancellationToken::new()).await
+    }
+
+    /// One round of the outbox worker, asked to stop by `stop`.
+    pub async fn deliver_until(&self, mailer: &Mailer, stop: &CancellationToken) -> Delivered {
+        let notifier = &self.state.notifier;
+        outbox::deliver_due(&self.db, mailer, notifier, self.clock.now(), stop)
             .await
             .expect("the outbox delivers")
     }
 
     /// One run of the scheduler, at the test clock's time.
     pub async fn tick(&self) -> Ticked {
-        scheduler::tick(&self.state, self.clock.now())
-            .await
-            .expect("the scheduler runs")
+        let state = &self.state;
+        scheduler::tick(
+            &state.db,
+            &state.notifier,
+            state.vacation_allowance,
+            self.clock.now(),
+        )
+        .await
+        .expect("the scheduler runs")
     }
 
     /// A user whose address is confirmed, the way a person does it: the confirmation mail is

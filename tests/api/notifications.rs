@@ -5,8 +5,10 @@ use actix_web::http::{Method, StatusCode};
 use chrono::Duration;
 use diesel::prelude::*;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use kuryr::db::schema::outbox;
+use kuryr::service::outbox::Delivered;
 
 use crate::helpers::{PASSWORD, TestApp, TestUser, link_in, spawn_app};
 use crate::smtp::{ReceivedMail, TestSmtp};
@@ -580,6 +582,25 @@ async fn every_mail_arrives_once_across_an_smtp_outage_and_a_restart() {
     );
     app.clock.advance(Duration::minutes(11));
     assert_eq!(restarted.deliver(&mailer).await.sent, 3);
+}
+
+#[actix_web::test]
+async fn a_worker_told_to_stop_sends_no_more_and_gives_back_what_it_claimed() {
+    let app = spawn_app().await;
+    // Two confirmation mails wait in the outbox.
+    app.user("alice").await;
+    app.user("bob").await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+
+    let stopping = CancellationToken::new();
+    stopping.cancel();
+    let stopped = app.deliver_until(&mailer, &stopping).await;
+    assert_eq!(stopped, Delivered::default());
+    assert!(smtp.messages().is_empty());
+    // No lease is left behind: the next worker sends both mails now, not in ten minutes.
+    assert_eq!(app.deliver(&mailer).await.sent, 2);
+    assert_eq!(smtp.messages().len(), 2);
 }
 
 #[actix_web::test]

@@ -2,7 +2,9 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 /// A running `kuryr serve`, stopped when dropped.
 pub struct Server {
@@ -10,6 +12,8 @@ pub struct Server {
     pub port: u16,
     /// What the server logged up to the line saying where it listens.
     pub startup_log: Vec<String>,
+    /// Reads the rest of the log until the server exits, so it never blocks on a full pipe.
+    rest_of_log: Option<JoinHandle<Vec<String>>>,
 }
 
 impl Drop for Server {
@@ -60,12 +64,36 @@ impl Server {
                     .unwrap();
             }
         };
-        // Keep draining the log so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
+        let rest_of_log = std::thread::spawn(move || lines.map_while(Result::ok).collect());
         Server {
             child,
             port,
             startup_log,
+            rest_of_log: Some(rest_of_log),
         }
+    }
+
+    /// Sends SIGTERM, as a service manager stops the server, and waits up to `within` for it to
+    /// exit. Returns how it exited (`None`: it did not, and was killed) and what it logged after
+    /// the start.
+    #[allow(dead_code)] // durability.rs stops its server with SIGKILL instead
+    pub fn terminate(mut self, within: Duration) -> (Option<ExitStatus>, Vec<String>) {
+        let pid = self.child.id().to_string();
+        let kill = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(kill.success(), "kill -TERM {pid}");
+        let deadline = Instant::now() + within;
+        let exited = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let log = self.rest_of_log.take().unwrap().join().unwrap();
+        (exited, log)
     }
 }
