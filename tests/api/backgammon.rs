@@ -193,10 +193,18 @@ async fn a_whole_money_game_with_a_double_and_a_take() {
                     Side::Black
                 };
                 assert_eq!(after.cube_owner(), Some(taker));
-                // No decision is due for the doubler now: the server rolled at once.
-                assert_ne!(after.dice(), [0, 0]);
+                // No decision is due for the doubler now: the server rolled at once (and if
+                // that roll left no move, played the lost turn, and the taker is to decide).
+                assert_rolled_at_once(&after, &state, &played.body["move"]["side"]);
             }
-            "roll" => assert_ne!(after.dice(), [0, 0], "the server rolled at once"),
+            "roll" => {
+                let opponent = if played.body["move"]["side"] == "white" {
+                    "black"
+                } else {
+                    "white"
+                };
+                assert_rolled_at_once(&after, &state, &json!(opponent));
+            }
             _ => {}
         }
         plies += 1;
@@ -362,4 +370,15 @@ async fn the_rules_endpoint_lists_each_resulting_position_once() {
         .await;
     assert_eq!(played.status, StatusCode::OK, "{}", played.body);
     assert_eq!(played.body["move"], "8/5 6/5");
+}
+
+/// After a roll or a take the server rolls at once. Only a roll that left no legal move shows no
+/// dice: the server then played the lost turn, and `next` is to decide whether to double.
+fn assert_rolled_at_once(after: &Position, state: &Value, next: &Value) {
+    if after.dice() == [0, 0] {
+        assert_eq!(
+            &state["to_move"], next,
+            "no dice showing and no lost turn: the server did not roll at once"
+        );
+    }
 }
