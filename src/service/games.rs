@@ -14,7 +14,7 @@ use super::notifications::{self, GameForMail, Notifier, Recipient};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
-use crate::db::models::{Move, Roll};
+use crate::db::models::{Move, OutboxRow, Roll};
 use crate::db::{self, Database, DbConn};
 use crate::dice::Seed;
 use crate::rules::{
@@ -243,8 +243,39 @@ pub async fn play(
     request: MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ServiceError> {
-    let notifier = notifier.clone();
     let key = game_id.clone();
+    // Decided on a reader, beside the other requests; the writer then only checks that the game
+    // and the caller's session are still as read and stores the outcome. Anything else (an
+    // error, a replay, a lost race, a game with a clock, whose deadline depends on more than
+    // the game's row) is decided again inside the write transaction, where the answer is exact.
+    let (read_notifier, read_id, read_caller, read_request) = (
+        notifier.clone(),
+        game_id.clone(),
+        caller.clone(),
+        request.clone(),
+    );
+    let decided = db
+        .read(move |conn| {
+            decide(
+                conn,
+                &read_notifier,
+                &read_id,
+                &read_caller,
+                &read_request,
+                now,
+            )
+        })
+        .await;
+    if let Ok(Decided::Write(plan)) = decided
+        && plan.game.time_control == TimeControl::None
+    {
+        match db.write_grouped(&key, move |conn| apply(conn, *plan)).await {
+            Ok(played) => return Ok(played),
+            Err(e) if e.is_race() => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let notifier = notifier.clone();
     let answer = write_game(db, &key, move |conn| {
         play_in_transaction(conn, &notifier, &game_id, &caller, &request, now)
     })
@@ -319,6 +350,7 @@ where
     }
 }
 
+/// Plays a move inside the write transaction: decided and stored at once.
 fn play_in_transaction(
     conn: &mut DbConn,
     notifier: &Notifier,
@@ -327,6 +359,81 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
+    match decide(conn, notifier, game_id, caller, request, now)? {
+        Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, *plan)?))),
+        Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
+        Decided::OutOfTime {
+            mut game,
+            players,
+            deadline,
+        } => {
+            let [white, black] = &*players;
+            lose_on_time(conn, notifier, &mut game, [white, black], now)?;
+            Ok(MoveAnswer::FlagFell { deadline })
+        }
+    }
+}
+
+/// What a move request comes to, decided from one read of the game and its players.
+enum Decided {
+    /// The move is legal: what to store.
+    Write(Box<MovePlan>),
+    /// The request repeated a move already stored.
+    Replayed(Box<PlayedMove>),
+    /// The mover's time had run out before the move came: the game is lost on time.
+    OutOfTime {
+        game: GameState,
+        players: Box<[Recipient; 2]>,
+        deadline: NaiveDateTime,
+    },
+}
+
+/// What a legal move writes, and what its caller is answered once it is stored.
+struct MovePlan {
+    /// The game as the move leaves it.
+    game: GameState,
+    /// The ply the game was read at: it is stored only if it is still there.
+    read_ply: i32,
+    caller: Caller,
+    mv: Move,
+    chance: Chance,
+    mail: Option<OutboxRow>,
+    white: UserRef,
+    black: UserRef,
+    position: Box<dyn LoadedPosition>,
+}
+
+/// Stores a decided move, on condition that neither the game nor the caller's session changed
+/// since they were read.
+fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> {
+    if db::games::session_version(conn, &plan.caller.id)? != Some(plan.caller.session_version) {
+        return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
+    }
+    save(conn, &plan.game, plan.read_ply)?;
+    db::moves::append(conn, &plan.mv)?;
+    plan.chance.store(conn)?;
+    notifications::store(conn, plan.mail)?;
+    Ok(PlayedMove {
+        mv: plan.mv,
+        game: GameDetails {
+            game: plan.game,
+            white: plan.white,
+            black: plan.black,
+        },
+        position: Some(plan.position),
+        replayed: false,
+    })
+}
+
+/// Decides what a move request comes to, writing nothing.
+fn decide(
+    conn: &mut DbConn,
+    notifier: &Notifier,
+    game_id: &str,
+    caller: &Caller,
+    request: &MoveRequest,
+    now: DateTime<Utc>,
+) -> Result<Decided, ServiceError> {
     let (row, players) =
         db::games::find_with_players(conn, game_id)?.ok_or_else(|| not_found(game_id))?;
     let mut game = GameState::from_row(row)?;
@@ -358,7 +465,7 @@ fn play_in_transaction(
     if (!my_turn || !ply_matches)
         && let Some(mv) = replay_of(conn, &game, side, request)?
     {
-        return Ok(MoveAnswer::Played(Box::new(PlayedMove {
+        return Ok(Decided::Replayed(Box::new(PlayedMove {
             mv,
             game: with_players(game),
             position: None,
@@ -395,9 +502,11 @@ fn play_in_transaction(
     if let Some(deadline) = game.deadline_at
         && crate::clock::flag_fallen(deadline.and_utc(), now)
     {
-        let recipients = [&white.recipient, &black.recipient];
-        lose_on_time(conn, notifier, &mut game, recipients, now)?;
-        return Ok(MoveAnswer::FlagFell { deadline });
+        return Ok(Decided::OutOfTime {
+            game,
+            players: Box::new([white.recipient.clone(), black.recipient.clone()]),
+            deadline,
+        });
     }
 
     // The position is read once; the move, the dice after it and the answer's legal moves all
@@ -443,22 +552,18 @@ fn play_in_transaction(
         clocks::start_turn(conn, &mut game, now)?;
     }
 
-    save(conn, &game, previous_ply)?;
-    db::moves::append(conn, &mv)?;
-    chance.store(conn)?;
-
     let to = &players[opponent.index()].recipient;
-    if !game.is_active() {
+    let mail = if !game.is_active() {
         let mail = GameForMail {
             game: &game,
             notifier,
             white: &white.recipient.username,
             black: &black.recipient.username,
         };
-        notifications::enqueue(conn, to, mail.game_over(to), Some(&game.id), now)?;
+        notifications::mail_row(to, mail.game_over(to), Some(&game.id), now)?
     } else if game.to_move == Some(opponent) {
         // The mail itself (the board, the legal moves, the deadline in the reader's zone) is
-        // worked out by the delivery worker, outside this transaction.
+        // worked out by the delivery worker, outside the transaction.
         let turn = notifications::TurnEvent {
             game_id: game.id.clone(),
             game: game.kind,
@@ -469,13 +574,20 @@ fn play_in_transaction(
             opponent: players[side.index()].recipient.username.clone(),
             deadline_at: game.deadline_at,
         };
-        notifications::enqueue_turn(conn, to, &turn, now)?;
-    }
-    Ok(MoveAnswer::Played(Box::new(PlayedMove {
+        notifications::turn_row(to, &turn, now)?
+    } else {
+        None
+    };
+    Ok(Decided::Write(Box::new(MovePlan {
+        read_ply: previous_ply,
+        caller: caller.clone(),
         mv,
-        game: with_players(game),
-        position: Some(after),
-        replayed: false,
+        chance,
+        mail,
+        white: white.user_ref(),
+        black: black.user_ref(),
+        position: after,
+        game,
     })))
 }
 

@@ -310,20 +310,8 @@ pub fn enqueue(
     game_id: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
-    let kind = notification.kind();
-    let account_mail = matches!(notification, Notification::VerifyEmail(_));
-    if !account_mail && (to.email_verified_at.is_none() || !to.settings().wants(kind)) {
-        return Ok(false);
-    }
-    insert(
-        conn,
-        to,
-        kind,
-        OutboxPayload::Ready(notification),
-        game_id,
-        now,
-    )?;
-    Ok(true)
+    let row = mail_row(to, notification, game_id, now)?;
+    store(conn, row)
 }
 
 /// Records that it is now `to`'s turn, if they want a mail for it.
@@ -333,32 +321,66 @@ pub fn enqueue_turn(
     turn: &TurnEvent,
     now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
+    let row = turn_row(to, turn, now)?;
+    store(conn, row)
+}
+
+/// Stores an outbox row, if there is one; answers whether there was.
+pub fn store(conn: &mut DbConn, row: Option<OutboxRow>) -> Result<bool, ServiceError> {
+    match row {
+        Some(row) => {
+            outbox::insert(conn, &row)?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// The outbox row of a notification, if the recipient is to get it (see [`enqueue`]).
+pub fn mail_row(
+    to: &Recipient,
+    notification: Notification,
+    game_id: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Option<OutboxRow>, ServiceError> {
+    let kind = notification.kind();
+    let account_mail = matches!(notification, Notification::VerifyEmail(_));
+    if !account_mail && (to.email_verified_at.is_none() || !to.settings().wants(kind)) {
+        return Ok(None);
+    }
+    row(to, kind, &OutboxPayload::Ready(notification), game_id, now).map(Some)
+}
+
+/// The outbox row of a turn that passed to `to`, if they want a mail for it.
+pub fn turn_row(
+    to: &Recipient,
+    turn: &TurnEvent,
+    now: DateTime<Utc>,
+) -> Result<Option<OutboxRow>, ServiceError> {
     if !to.wants("your_turn") {
-        return Ok(false);
+        return Ok(None);
     }
     let payload = OutboxPayload::Turn {
         your_turn: turn.clone(),
     };
-    insert(conn, to, "your_turn", payload, Some(&turn.game_id), now)?;
-    Ok(true)
+    row(to, "your_turn", &payload, Some(&turn.game_id), now).map(Some)
 }
 
-fn insert(
-    conn: &mut DbConn,
+fn row(
     to: &Recipient,
     kind: &str,
-    payload: OutboxPayload,
+    payload: &OutboxPayload,
     game_id: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<(), ServiceError> {
+) -> Result<OutboxRow, ServiceError> {
     let now = now.naive_utc();
-    let row = OutboxRow {
+    Ok(OutboxRow {
         id: uuid::Uuid::now_v7().to_string(),
         user_id: to.id.clone(),
         kind: kind.to_owned(),
         game_id: game_id.map(str::to_owned),
         to_address: to.email.clone(),
-        payload: serde_json::to_string(&payload).map_err(|e| {
+        payload: serde_json::to_string(payload).map_err(|e| {
             ServiceError::Internal(anyhow::anyhow!("cannot store a notification: {e}"))
         })?,
         status: delivery::PENDING.to_owned(),
@@ -368,9 +390,7 @@ fn insert(
         last_error: None,
         created_at: now,
         sent_at: None,
-    };
-    outbox::insert(conn, &row)?;
-    Ok(())
+    })
 }
 
 /// A game as one of its players sees it in a mail.
