@@ -58,7 +58,7 @@ pub async fn create(
             "Location",
             format!("/api/v1/challenges/{}", challenge.challenge.id),
         ))
-        .json(ChallengeView::from(challenge)))
+        .json(ChallengeView::new(challenge)?))
 }
 
 #[derive(Deserialize)]
@@ -93,7 +93,7 @@ pub async fn list(
         page_request(query.page, query.per_page)?,
     )
     .await?;
-    let view = PageView::of(page, |details| Ok(ChallengeView::from(details)))?;
+    let view = PageView::of(page, ChallengeView::new)?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -103,7 +103,7 @@ pub async fn get(
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
     let challenge = challenges::get(&state.db, path.into_inner().0, user).await?;
-    Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
+    Ok(HttpResponse::Ok().json(ChallengeView::new(challenge)?))
 }
 
 /// Accepting answers with the new game.
@@ -132,7 +132,7 @@ pub async fn decline(
 ) -> Result<HttpResponse, ApiError> {
     let challenge =
         challenges::decline(&state.db, path.into_inner().0, user, state.clock.now()).await?;
-    Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
+    Ok(HttpResponse::Ok().json(ChallengeView::new(challenge)?))
 }
 
 pub async fn cancel(
@@ -142,5 +142,5 @@ pub async fn cancel(
 ) -> Result<HttpResponse, ApiError> {
     let challenge =
         challenges::cancel(&state.db, path.into_inner().0, user, state.clock.now()).await?;
-    Ok(HttpResponse::Ok().json(ChallengeView::from(challenge)))
+    Ok(HttpResponse::Ok().json(ChallengeView::new(challenge)?))
 }

@@ -259,29 +259,27 @@ pub struct ChallengeView {
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<ChallengeDetails> for ChallengeView {
-    fn from(details: ChallengeDetails) -> Self {
+impl ChallengeView {
+    pub fn new(details: ChallengeDetails) -> Result<ChallengeView, ApiError> {
         let c = details.challenge;
-        ChallengeView {
+        let options = crate::service::challenges::options_of(&c)?;
+        let time_control = crate::service::challenges::clock_of(&c)?.control;
+        Ok(ChallengeView {
             id: c.id,
             game: c.game_kind,
-            options: serde_json::from_str(&c.options).unwrap_or(Value::Null),
+            options,
             challenger: details.challenger,
             opponent: details.opponent,
             open: c.open != 0,
             color: c.color,
             days_per_move: c.days_per_move,
-            time_control: c
-                .time_control
-                .as_deref()
-                .and_then(|json| serde_json::from_str(json).ok())
-                .unwrap_or_default(),
+            time_control,
             weekend_pause: c.weekend_pause != 0,
             status: c.status,
             game_id: c.game_id,
             created_at: utc(c.created_at),
             updated_at: utc(c.updated_at),
-        }
+        })
     }
 }
 

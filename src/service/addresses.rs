@@ -180,7 +180,7 @@ pub async fn unsubscribe(
         let Some(stored) = users::find_notification_settings(conn, &claims.sub)? else {
             return Err(invalid_link("unsubscribe"));
         };
-        let mut settings = Settings::parse(&stored);
+        let mut settings = Settings::parse(&stored)?;
         settings.switch_off(&claims.bound);
         notifications::store_settings(conn, &claims.sub, &settings, now)?;
         Ok(claims.bound.clone())

@@ -90,16 +90,32 @@ impl NewChallenge {
     }
 }
 
-/// The clock a stored challenge asks for.
-fn clock_of(challenge: &Challenge) -> ClockSetup {
-    ClockSetup {
-        control: challenge
-            .time_control
-            .as_deref()
-            .and_then(|json| serde_json::from_str(json).ok())
-            .unwrap_or_default(),
+/// The clock a stored challenge asks for; one that no longer reads is an error, never a game
+/// without a clock.
+pub fn clock_of(challenge: &Challenge) -> Result<ClockSetup, ServiceError> {
+    let control = match challenge.time_control.as_deref() {
+        None => TimeControl::None,
+        Some(json) => serde_json::from_str(json).map_err(|e| {
+            ServiceError::internal(format!(
+                "challenge {}: stored time control `{json}` is unreadable: {e}",
+                challenge.id
+            ))
+        })?,
+    };
+    Ok(ClockSetup {
+        control,
         weekend_pause: challenge.weekend_pause != 0,
-    }
+    })
+}
+
+/// A stored challenge's options.
+pub fn options_of(challenge: &Challenge) -> Result<Value, ServiceError> {
+    serde_json::from_str(&challenge.options).map_err(|e| {
+        ServiceError::internal(format!(
+            "challenge {}: stored options `{}` are unreadable: {e}",
+            challenge.id, challenge.options
+        ))
+    })
 }
 
 fn not_found(id: &str) -> ServiceError {
@@ -352,7 +368,7 @@ pub async fn accept(
             &options,
             white,
             black,
-            clock_of(&challenge),
+            clock_of(&challenge)?,
             now,
         )?;
         close(

@@ -122,12 +122,12 @@ pub fn next_reminder(
         return Ok(None);
     };
     let to = notifications::recipient(conn, to_move)?;
-    if !to.wants("deadline_reminder") {
+    if !to.wants("deadline_reminder")? {
         return Ok(None);
     }
     let sent = reminders::hours_sent(conn, &game.id, game.ply)?;
     Ok(to
-        .settings()
+        .settings()?
         .reminder_hours
         .into_iter()
         .filter(|hours| !sent.contains(&(*hours as i32)))

@@ -382,7 +382,7 @@ enum Decided {
     Replayed(Box<PlayedMove>),
     /// The mover's time had run out before the move came: the game is lost on time.
     OutOfTime {
-        game: GameState,
+        game: Box<GameState>,
         players: Box<[Recipient; 2]>,
         deadline: NaiveDateTime,
     },
@@ -503,7 +503,7 @@ fn decide(
         && crate::clock::flag_fallen(deadline.and_utc(), now)
     {
         return Ok(Decided::OutOfTime {
-            game,
+            game: Box::new(game),
             players: Box::new([white.recipient.clone(), black.recipient.clone()]),
             deadline,
         });

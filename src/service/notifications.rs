@@ -75,8 +75,14 @@ pub const KINDS: [&str; 7] = [
 ];
 
 impl Settings {
-    pub fn parse(json: &str) -> Settings {
-        serde_json::from_str(json).unwrap_or_default()
+    /// Reads stored settings. Settings that no longer read are an error that says so, never
+    /// quietly the defaults (which would mail someone who had switched mail off).
+    pub fn parse(json: &str) -> Result<Settings, ServiceError> {
+        serde_json::from_str(json).map_err(|e| {
+            ServiceError::internal(format!(
+                "stored notification settings `{json}` are unreadable: {e}"
+            ))
+        })
     }
 
     /// Checks what a user asked for; the message names the field.
@@ -127,7 +133,7 @@ impl Settings {
 }
 
 pub async fn get_settings(db: &Database, user_id: String) -> Result<Settings, ServiceError> {
-    db.read(move |conn| Ok(recipient(conn, &user_id)?.settings()))
+    db.read(move |conn| recipient(conn, &user_id)?.settings())
         .await
 }
 
@@ -139,7 +145,7 @@ pub async fn update_settings(
     now: DateTime<Utc>,
 ) -> Result<Settings, ServiceError> {
     db.write(move |conn| {
-        let current = serde_json::to_value(recipient(conn, &user_id)?.settings())
+        let current = serde_json::to_value(recipient(conn, &user_id)?.settings()?)
             .map_err(|e| ServiceError::Internal(e.into()))?;
         let mut merged = current.as_object().cloned().unwrap_or_default();
         merged.extend(changes);
@@ -178,7 +184,7 @@ pub fn reschedule_digest(
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     let to = recipient(conn, user_id)?;
-    let settings = to.settings();
+    let settings = to.settings()?;
     let next = (settings.turn_delivery == TurnDelivery::Digest)
         .then(|| super::scheduler::next_digest_at(to.zone(), settings.digest_hour, now));
     users::set_next_digest_at(conn, user_id, next)?;
@@ -232,14 +238,13 @@ impl Notifier {
 
 // `Recipient` is a row of `db::users`; what the service reads from it is here.
 impl Recipient {
-    pub fn settings(&self) -> Settings {
+    pub fn settings(&self) -> Result<Settings, ServiceError> {
         Settings::parse(&self.settings_json)
     }
 
     /// Whether a mail of `kind` would be written for them: asked for, to a confirmed address.
-    /// Checked before building a mail whose content costs something (a board, the legal moves).
-    pub fn wants(&self, kind: &str) -> bool {
-        self.email_verified_at.is_some() && self.settings().wants(kind)
+    pub fn wants(&self, kind: &str) -> Result<bool, ServiceError> {
+        Ok(self.email_verified_at.is_some() && self.settings()?.wants(kind))
     }
 
     pub fn zone(&self) -> chrono_tz::Tz {
@@ -345,7 +350,7 @@ pub fn mail_row(
 ) -> Result<Option<OutboxRow>, ServiceError> {
     let kind = notification.kind();
     let account_mail = matches!(notification, Notification::VerifyEmail(_));
-    if !account_mail && (to.email_verified_at.is_none() || !to.settings().wants(kind)) {
+    if !account_mail && (to.email_verified_at.is_none() || !to.settings()?.wants(kind)) {
         return Ok(None);
     }
     row(to, kind, &OutboxPayload::Ready(notification), game_id, now).map(Some)
@@ -357,7 +362,7 @@ pub fn turn_row(
     turn: &TurnEvent,
     now: DateTime<Utc>,
 ) -> Result<Option<OutboxRow>, ServiceError> {
-    if !to.wants("your_turn") {
+    if !to.wants("your_turn")? {
         return Ok(None);
     }
     let payload = OutboxPayload::Turn {

@@ -149,7 +149,7 @@ fn send_due_reminders(
         return Ok(0);
     };
     let to = notifications::recipient(conn, to_move)?;
-    let points = to.settings().reminder_hours;
+    let points = to.settings()?.reminder_hours;
     let deadline_utc = deadline.and_utc();
     let names = usernames(conn, game)?;
     let mail = GameForMail {
@@ -201,7 +201,7 @@ fn digest(
     now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
     let to = notifications::recipient(conn, user_id)?;
-    let settings: Settings = to.settings();
+    let settings: Settings = to.settings()?;
     let due = users::next_digest_at_of(conn, user_id)?;
     let Some(due) = due.filter(|due| *due <= now.naive_utc()) else {
         return Ok(false);

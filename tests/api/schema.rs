@@ -1,5 +1,6 @@
 //! The migrations of each backend build the schema that `src/db/schema.rs` describes.
 
+use actix_web::http::StatusCode;
 use diesel::prelude::*;
 use kuryr::db::models::{Challenge, Game, Move, Roll, User};
 use kuryr::db::schema::{challenges, games, moves, rolls, users};
@@ -63,4 +64,75 @@ async fn foreign_keys_are_enforced() {
         })
         .await;
     assert!(orphan.is_err(), "a move without a game was stored");
+}
+
+/// Stored JSON that no longer reads (options, a time control, notification settings) is an error
+/// that says so, never quietly the defaults, and nothing is written on top of it.
+#[actix_web::test]
+async fn unreadable_stored_settings_are_errors_not_defaults() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let game = app.start_game("cheversi", &alice, &bob).await;
+    assert_eq!(
+        app.play(&game, &alice, "KE4").await.status,
+        StatusCode::CREATED
+    );
+
+    let id = game.clone();
+    let corrupted: Result<usize, kuryr::db::StorageError> = app
+        .db
+        .write(move |conn| {
+            Ok(diesel::update(games::table.find(id))
+                .set(games::time_control.eq(Some("{\"kind\":\"sundial\"}")))
+                .execute(conn)?)
+        })
+        .await;
+    assert_eq!(corrupted.unwrap(), 1);
+    let read = app.get(&format!("/api/v1/games/{game}"), None).await;
+    assert_eq!(
+        read.status,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "{}",
+        read.body
+    );
+    assert_eq!(read.problem(), "internal");
+    let moved = app.play(&game, &bob, "QD5").await;
+    assert_eq!(
+        moved.status,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "{}",
+        moved.body
+    );
+    let history = app
+        .db
+        .read(|conn| {
+            moves::table
+                .count()
+                .get_result::<i64>(conn)
+                .map_err(kuryr::db::StorageError::from)
+        })
+        .await
+        .unwrap();
+    assert_eq!(history, 1, "a move was stored on an unreadable game");
+
+    let corrupted: Result<usize, kuryr::db::StorageError> = app
+        .db
+        .write(|conn| {
+            Ok(
+                diesel::update(users::table.filter(users::username.eq("bob")))
+                    .set(users::notification_settings.eq("{\"your_turn\": \"maybe\"}"))
+                    .execute(conn)?,
+            )
+        })
+        .await;
+    assert_eq!(corrupted.unwrap(), 1);
+    let settings = app.get("/api/v1/me/notifications", Some(&bob.token)).await;
+    assert_eq!(
+        settings.status,
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "{}",
+        settings.body
+    );
+    assert_eq!(settings.problem(), "internal");
 }
