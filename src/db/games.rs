@@ -37,6 +37,27 @@ pub struct Player {
     pub time_zone: String,
 }
 
+/// The columns of a [`Player`], in its order.
+const PLAYER_COLUMNS: (
+    users::session_version,
+    users::play_forced_moves,
+    users::id,
+    users::username,
+    users::email,
+    users::email_verified_at,
+    users::notification_settings,
+    users::time_zone,
+) = (
+    users::session_version,
+    users::play_forced_moves,
+    users::id,
+    users::username,
+    users::email,
+    users::email_verified_at,
+    users::notification_settings,
+    users::time_zone,
+);
+
 /// A game and both its players, White first, in one query: the move path's only read of them.
 pub fn find_with_players(conn: &mut DbConn, id: &str) -> QueryResult<Option<(Game, [Player; 2])>> {
     let row = games::table
@@ -45,26 +66,8 @@ pub fn find_with_players(conn: &mut DbConn, id: &str) -> QueryResult<Option<(Gam
         .filter(games::id.eq(id))
         .select((
             Game::as_select(),
-            WHITE_PLAYER.fields((
-                users::session_version,
-                users::play_forced_moves,
-                users::id,
-                users::username,
-                users::email,
-                users::email_verified_at,
-                users::notification_settings,
-                users::time_zone,
-            )),
-            BLACK_PLAYER.fields((
-                users::session_version,
-                users::play_forced_moves,
-                users::id,
-                users::username,
-                users::email,
-                users::email_verified_at,
-                users::notification_settings,
-                users::time_zone,
-            )),
+            WHITE_PLAYER.fields(PLAYER_COLUMNS),
+            BLACK_PLAYER.fields(PLAYER_COLUMNS),
         ))
         .get_result::<(Game, Player, Player)>(conn)
         .optional()?;
