@@ -144,6 +144,52 @@ pub fn insert(conn: &mut DbConn, game: &Game) -> QueryResult<()> {
         .map(drop)
 }
 
+/// What a move or an ending changes in a game's row. `None` is written as `NULL` (never
+/// skipped), so the statement is the same every time and is prepared once.
+#[derive(AsChangeset)]
+#[diesel(table_name = games, treat_none_as_null = true)]
+struct Changes<'a> {
+    position: &'a str,
+    ply: i32,
+    to_move_id: Option<&'a str>,
+    status: &'a str,
+    result: Option<&'a str>,
+    termination: Option<&'a str>,
+    result_summary: Option<&'a str>,
+    draw_offer: Option<&'a str>,
+    updated_at: NaiveDateTime,
+    finished_at: Option<NaiveDateTime>,
+    dice_used: i32,
+    clock_white: Option<i32>,
+    clock_black: Option<i32>,
+    turn_started_at: Option<NaiveDateTime>,
+    deadline_at: Option<NaiveDateTime>,
+    next_reminder_at: Option<NaiveDateTime>,
+}
+
+impl<'a> Changes<'a> {
+    fn of(game: &'a Game) -> Self {
+        Changes {
+            position: &game.position,
+            ply: game.ply,
+            to_move_id: game.to_move_id.as_deref(),
+            status: &game.status,
+            result: game.result.as_deref(),
+            termination: game.termination.as_deref(),
+            result_summary: game.result_summary.as_deref(),
+            draw_offer: game.draw_offer.as_deref(),
+            updated_at: game.updated_at,
+            finished_at: game.finished_at,
+            dice_used: game.dice_used,
+            clock_white: game.clock_white,
+            clock_black: game.clock_black,
+            turn_started_at: game.turn_started_at,
+            deadline_at: game.deadline_at,
+            next_reminder_at: game.next_reminder_at,
+        }
+    }
+}
+
 /// Writes a game's new state on condition that it is still active and at the ply it was read
 /// at; `false` when another request changed it first.
 pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> QueryResult<bool> {
@@ -153,24 +199,34 @@ pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> Query
             .filter(games::ply.eq(read_ply))
             .filter(games::status.eq(status::ACTIVE)),
     )
-    .set((
-        games::position.eq(&game.position),
-        games::ply.eq(game.ply),
-        games::to_move_id.eq(&game.to_move_id),
-        games::status.eq(&game.status),
-        games::result.eq(&game.result),
-        games::termination.eq(&game.termination),
-        games::result_summary.eq(&game.result_summary),
-        games::draw_offer.eq(&game.draw_offer),
-        games::updated_at.eq(game.updated_at),
-        games::finished_at.eq(game.finished_at),
-        games::dice_used.eq(game.dice_used),
-        games::clock_white.eq(game.clock_white),
-        games::clock_black.eq(game.clock_black),
-        games::turn_started_at.eq(game.turn_started_at),
-        games::deadline_at.eq(game.deadline_at),
-        games::next_reminder_at.eq(game.next_reminder_at),
-    ))
+    .set(Changes::of(game))
+    .execute(conn)?;
+    Ok(updated == 1)
+}
+
+/// [`save_if_unchanged`], and only while the session of the user who moved is still the one
+/// their token names (a password change ends a token's power at once): one statement for what a
+/// move decided outside the write depends on. `false` when either changed.
+pub fn save_move_if_unchanged(
+    conn: &mut DbConn,
+    game: &Game,
+    read_ply: i32,
+    user_id: &str,
+    session_version: i32,
+) -> QueryResult<bool> {
+    let session_holds = diesel::dsl::exists(
+        users::table
+            .filter(users::id.eq(user_id))
+            .filter(users::session_version.eq(session_version)),
+    );
+    let updated = diesel::update(
+        games::table
+            .filter(games::id.eq(&game.id))
+            .filter(games::ply.eq(read_ply))
+            .filter(games::status.eq(status::ACTIVE))
+            .filter(session_holds),
+    )
+    .set(Changes::of(game))
     .execute(conn)?;
     Ok(updated == 1)
 }

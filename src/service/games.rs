@@ -404,12 +404,19 @@ struct MovePlan {
 }
 
 /// Stores a decided move, on condition that neither the game nor the caller's session changed
-/// since they were read.
+/// since they were read; when either did, the move is decided again inside the write (which
+/// tells a lost race from an ended session).
 fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> {
-    if db::games::session_version(conn, &plan.caller.id)? != Some(plan.caller.session_version) {
-        return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
+    let stored = db::games::save_move_if_unchanged(
+        conn,
+        &plan.game.to_row(),
+        plan.read_ply,
+        &plan.caller.id,
+        plan.caller.session_version,
+    )?;
+    if !stored {
+        return Err(race());
     }
-    save(conn, &plan.game, plan.read_ply)?;
     db::moves::append(conn, &plan.mv)?;
     plan.chance.store(conn)?;
     notifications::store(conn, plan.mail)?;
@@ -743,11 +750,15 @@ fn save(conn: &mut DbConn, game: &GameState, read_ply: i32) -> Result<(), Servic
     if db::games::save_if_unchanged(conn, &game.to_row(), read_ply)? {
         Ok(())
     } else {
-        Err(ServiceError::conflict(
-            Conflict::ConcurrentUpdate,
-            "the game changed at the same moment; reload it and try again",
-        ))
+        Err(race())
     }
+}
+
+fn race() -> ServiceError {
+    ServiceError::conflict(
+        Conflict::ConcurrentUpdate,
+        "the game changed at the same moment; reload it and try again",
+    )
 }
 
 /// Reads an active game the caller plays in, for an action off the board.
