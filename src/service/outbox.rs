@@ -80,7 +80,10 @@ pub async fn deliver_due(
     now: DateTime<Utc>,
     stop: &CancellationToken,
 ) -> Result<Delivered, ServiceError> {
-    let claimed = db.write(move |conn| claim(conn, now.naive_utc())).await?;
+    // In the group commit too: the lease shares its fsync with the writes of the moment.
+    let claimed = db
+        .write_grouped("outbox", move |conn| claim(conn, now.naive_utc()))
+        .await?;
     let mut report = Delivered::default();
     let mut rows = claimed.into_iter();
     // Once `stop` is cancelled the mail in hand is still sent and recorded, but no other.
@@ -122,8 +125,13 @@ pub async fn deliver_due(
             next_attempt_at,
             sent_at,
         };
-        db.write(move |conn| Ok::<_, ServiceError>(outbox::record_attempt(conn, &id, attempt)?))
-            .await?;
+        // Recorded mail by mail, so that a crash can resend at most the mail in hand; in the
+        // group commit, so that the records share their fsync with the moves of the moment.
+        let key = id.clone();
+        db.write_grouped(&key, move |conn| {
+            Ok::<_, ServiceError>(outbox::record_attempt(conn, &id, attempt)?)
+        })
+        .await?;
     }
     // What was claimed but not sent goes back at once instead of waiting for its lease to run out.
     let unsent: Vec<String> = rows.map(|claimed| claimed.row.id).collect();
