@@ -40,9 +40,13 @@ macro_rules! endpoint {
 }
 
 /// Every endpoint of the server. Where two paths could match the same URL, the more specific
-/// comes first (`/games/kinds` before `/games/{id}`).
+/// comes first (`/games/kinds` before `/games/{id}`). The router tries paths in this order, and
+/// a path with a parameter costs a regular-expression match: the busiest one, the moves of a
+/// game, comes first.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
+        endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
+        endpoint!(POST "/api/v1/games/{id}/moves" => games::play),
         endpoint!(GET "/healthz" => health::healthz),
         endpoint!(GET "/readyz" => health::readyz),
         endpoint!(GET "/api/v1/openapi.yaml" => health::openapi),
@@ -68,8 +72,6 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/games/kinds" => rules::kinds),
         endpoint!(GET "/api/v1/games" => games::list),
         endpoint!(GET "/api/v1/games/{id}" => games::get),
-        endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
-        endpoint!(POST "/api/v1/games/{id}/moves" => games::play),
         endpoint!(GET "/api/v1/games/{id}/record" => games::record),
         endpoint!(GET "/api/v1/games/{id}/dice" => games::dice),
         endpoint!(POST "/api/v1/games/{id}/resign" => games::resign),
