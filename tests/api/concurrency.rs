@@ -148,3 +148,74 @@ async fn a_move_racing_a_resignation_never_reopens_the_game() {
         }
     }
 }
+
+/// Writes that wait together are committed together, each in its own savepoint: one that fails,
+/// after writing or through a database error, leaves no trace and touches no other.
+#[actix_web::test]
+async fn writes_waiting_together_commit_together_and_a_failing_one_touches_no_other() {
+    use diesel::RunQueryDsl;
+    use kuryr::db::StorageError;
+
+    let app = spawn_app().await;
+    let lane = "probe"; // one key: one lane, on either backend
+    app.db
+        .write_grouped(lane, |conn| {
+            diesel::sql_query("CREATE TABLE group_probe (n INTEGER PRIMARY KEY)").execute(conn)?;
+            Ok::<_, StorageError>(())
+        })
+        .await
+        .unwrap();
+    // Hold the writer, so that the writes below queue up behind it and form one group.
+    let db = app.db.clone();
+    let hold = tokio::spawn(async move {
+        db.write_grouped(lane, |_conn| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            Ok::<_, StorageError>(())
+        })
+        .await
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let mut writes = Vec::new();
+    for n in 0..12_i32 {
+        let db = app.db.clone();
+        writes.push(tokio::spawn(async move {
+            db.write_grouped(lane, move |conn| {
+                let insert = format!("INSERT INTO group_probe (n) VALUES ({n})");
+                diesel::sql_query(insert).execute(conn)?;
+                match n % 3 {
+                    // Refused after writing: its row must go.
+                    1 => Err(StorageError::Task(format!("write {n} refused"))),
+                    // A database error (the key exists already): on PostgreSQL this aborts a
+                    // transaction unless it stays inside its savepoint.
+                    2 => {
+                        diesel::sql_query(format!("INSERT INTO group_probe (n) VALUES ({n})"))
+                            .execute(conn)?;
+                        Ok(())
+                    }
+                    _ => Ok(()),
+                }
+            })
+            .await
+        }));
+    }
+    hold.await.unwrap().unwrap();
+    for (n, write) in writes.into_iter().enumerate() {
+        let answer = write.await.unwrap();
+        assert_eq!(answer.is_ok(), n % 3 == 0, "write {n}: {answer:?}");
+    }
+    let stored: Vec<i32> = app
+        .db
+        .read(|conn| {
+            #[derive(diesel::QueryableByName)]
+            struct Row {
+                #[diesel(sql_type = diesel::sql_types::Integer)]
+                n: i32,
+            }
+            let rows: Vec<Row> =
+                diesel::sql_query("SELECT n FROM group_probe ORDER BY n").load(conn)?;
+            Ok::<_, StorageError>(rows.into_iter().map(|row| row.n).collect())
+        })
+        .await
+        .unwrap();
+    assert_eq!(stored, [0, 3, 6, 9]);
+}
