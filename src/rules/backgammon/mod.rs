@@ -276,9 +276,11 @@ fn assemble(
 
 fn parse_position(text: &str, options: &BackgammonOptions) -> Result<Position, PositionError> {
     let trimmed = text.trim();
+    // `XGID=` with its `=`: a gnubg Position ID is base64 without padding, so it never holds
+    // one, but it can begin with the letters `xgid` in any case.
     let (boards, info) = if trimmed
-        .get(..4)
-        .is_some_and(|head| head.eq_ignore_ascii_case("xgid"))
+        .get(..5)
+        .is_some_and(|head| head.eq_ignore_ascii_case("xgid="))
     {
         ids::read_xgid(trimmed)?
     } else {

@@ -1019,3 +1019,12 @@ proptest! {
         }
     }
 }
+
+/// A Position ID that begins with the letters of `XGID` is still a Position ID (a random game
+/// once wrote this one and could not read it back).
+#[test]
+fn a_position_id_that_starts_like_an_xgid_reads_back() {
+    let text = "XgiDywT+CygIAw:RAkAAAAAAAAE";
+    let position = parse(text);
+    assert_eq!(format(&position), text);
+}
