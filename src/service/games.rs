@@ -246,8 +246,9 @@ pub async fn play(
     let key = game_id.clone();
     // Decided on a reader, beside the other requests; the writer then only checks that the game
     // and the caller's session are still as read and stores the outcome. Anything else (an
-    // error, a replay, a lost race, a game with a clock, whose deadline depends on more than
-    // the game's row) is decided again inside the write transaction, where the answer is exact.
+    // error, a replay, a lost race) is decided again inside the write transaction, where the
+    // answer is exact; so is a game with a clock from the start, since its deadline depends on
+    // more than the game's row (the players' vacations and zones).
     let (read_notifier, read_id, read_caller, read_request) = (
         notifier.clone(),
         game_id.clone(),
@@ -256,19 +257,23 @@ pub async fn play(
     );
     let decided = db
         .read(move |conn| {
-            decide(
+            let (game, players) = read_game(conn, &read_id)?;
+            if game.time_control != TimeControl::None {
+                return Ok(None);
+            }
+            let decided = decide(
                 conn,
+                game,
+                players,
                 &read_notifier,
-                &read_id,
                 &read_caller,
                 &read_request,
                 now,
-            )
+            )?;
+            Ok::<_, ServiceError>(Some(decided))
         })
         .await;
-    if let Ok(Decided::Write(plan)) = decided
-        && plan.game.time_control == TimeControl::None
-    {
+    if let Ok(Some(Decided::Write(plan))) = decided {
         match db.write_grouped(&key, move |conn| apply(conn, *plan)).await {
             Ok(played) => return Ok(played),
             Err(e) if e.is_race() => {}
@@ -359,7 +364,8 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
-    match decide(conn, notifier, game_id, caller, request, now)? {
+    let (game, players) = read_game(conn, game_id)?;
+    match decide(conn, game, players, notifier, caller, request, now)? {
         Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, *plan)?))),
         Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
         Decided::OutOfTime {
@@ -432,19 +438,23 @@ fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> 
     })
 }
 
+/// A game and both its players, White first, in one query: all a move is decided from.
+fn read_game(conn: &mut DbConn, game_id: &str) -> Result<(GameState, [Player; 2]), ServiceError> {
+    let (row, players) =
+        db::games::find_with_players(conn, game_id)?.ok_or_else(|| not_found(game_id))?;
+    Ok((GameState::from_row(row)?, players.map(Player::from)))
+}
+
 /// Decides what a move request comes to, writing nothing.
 fn decide(
     conn: &mut DbConn,
+    mut game: GameState,
+    players: [Player; 2],
     notifier: &Notifier,
-    game_id: &str,
     caller: &Caller,
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<Decided, ServiceError> {
-    let (row, players) =
-        db::games::find_with_players(conn, game_id)?.ok_or_else(|| not_found(game_id))?;
-    let mut game = GameState::from_row(row)?;
-    let players = players.map(Player::from);
     let side = game.side_of(&caller.id);
     // The caller's token was only checked for its signature and expiry; the session is confirmed
     // here, from the row the game query already read.
