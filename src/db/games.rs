@@ -37,17 +37,8 @@ pub struct Player {
     pub time_zone: String,
 }
 
-/// The columns of a [`Player`], in its order.
-const PLAYER_COLUMNS: (
-    users::session_version,
-    users::play_forced_moves,
-    users::id,
-    users::username,
-    users::email,
-    users::email_verified_at,
-    users::notification_settings,
-    users::time_zone,
-) = (
+/// The columns of a [`Player`], in its order (columns are unit values: `default()` is the tuple).
+type PlayerColumns = (
     users::session_version,
     users::play_forced_moves,
     users::id,
@@ -66,8 +57,8 @@ pub fn find_with_players(conn: &mut DbConn, id: &str) -> QueryResult<Option<(Gam
         .filter(games::id.eq(id))
         .select((
             Game::as_select(),
-            WHITE_PLAYER.fields(PLAYER_COLUMNS),
-            BLACK_PLAYER.fields(PLAYER_COLUMNS),
+            WHITE_PLAYER.fields(PlayerColumns::default()),
+            BLACK_PLAYER.fields(PlayerColumns::default()),
         ))
         .get_result::<(Game, Player, Player)>(conn)
         .optional()?;

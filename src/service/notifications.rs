@@ -319,17 +319,6 @@ pub fn enqueue(
     store(conn, row)
 }
 
-/// Records that it is now `to`'s turn, if they want a mail for it.
-pub fn enqueue_turn(
-    conn: &mut DbConn,
-    to: &Recipient,
-    turn: &TurnEvent,
-    now: DateTime<Utc>,
-) -> Result<bool, ServiceError> {
-    let row = turn_row(to, turn, now)?;
-    store(conn, row)
-}
-
 /// Stores an outbox row, if there is one; answers whether there was.
 pub fn store(conn: &mut DbConn, row: Option<OutboxRow>) -> Result<bool, ServiceError> {
     match row {
@@ -412,10 +401,9 @@ impl GameForMail<'_> {
     }
 
     fn opponent_of(&self, user_id: &str) -> String {
-        if user_id == self.game.white_id {
-            self.black.to_owned()
-        } else {
-            self.white.to_owned()
+        match self.game.side_of(user_id) {
+            Some(Side::White) => self.black.to_owned(),
+            _ => self.white.to_owned(),
         }
     }
 

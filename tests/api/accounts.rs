@@ -2,7 +2,7 @@ use actix_web::http::{Method, StatusCode};
 use jsonwebtoken::{EncodingKey, Header};
 use serde_json::json;
 
-use crate::helpers::{PASSWORD, SECRET, TestUser, spawn_app};
+use crate::helpers::{PASSWORD, SECRET, spawn_app};
 
 #[actix_web::test]
 async fn register_login_and_read_me() {
@@ -295,32 +295,5 @@ async fn tokens_expire_on_the_server_clock() {
     assert_eq!(
         app.get("/api/v1/me", Some(&alice.token)).await.status,
         StatusCode::UNAUTHORIZED
-    );
-}
-
-#[actix_web::test]
-async fn a_move_with_a_token_from_before_a_password_change_is_refused() {
-    let app = spawn_app().await;
-    let alice = app.user("alice").await;
-    let bob = app.user("bob").await;
-    let game = app.start_game("cheversi", &alice, &bob).await;
-    let changed = app
-        .post(
-            "/api/v1/me/password",
-            Some(&alice.token),
-            json!({"current_password": PASSWORD, "new_password": "a new password"}),
-        )
-        .await;
-    assert_eq!(changed.status, StatusCode::OK);
-    let stale = app.play(&game, &alice, "KE4").await;
-    assert_eq!(stale.status, StatusCode::UNAUTHORIZED, "{}", stale.body);
-    assert_eq!(app.game(&game).await["ply"], 0, "the old token moved");
-    let fresh = TestUser {
-        token: changed.body["access_token"].as_str().unwrap().to_owned(),
-        ..alice
-    };
-    assert_eq!(
-        app.play(&game, &fresh, "KE4").await.status,
-        StatusCode::CREATED
     );
 }
