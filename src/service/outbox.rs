@@ -49,26 +49,17 @@ pub struct Delivered {
     pub failed: usize,
 }
 
-/// A claimed row with what sending needs from its recipient now.
+/// A claimed row with its recipient as they are now.
 struct Claimed {
     row: OutboxRow,
-    username: String,
-    current_email: String,
-    verified: bool,
-    time_zone: String,
+    to: Addressee,
 }
 
 fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ServiceError> {
     let rows = outbox::claim_due(conn, now, now + LEASE, BATCH)?;
     Ok(rows
         .into_iter()
-        .map(|(row, to): (OutboxRow, Addressee)| Claimed {
-            row,
-            username: to.username,
-            current_email: to.email,
-            verified: to.email_verified_at.is_some(),
-            time_zone: to.time_zone,
-        })
+        .map(|(row, to)| Claimed { row, to })
         .collect())
 }
 
@@ -158,7 +149,7 @@ async fn send_one(
         // The board and the legal moves are worked out now, outside the move's transaction; the
         // deadline is shown in the zone the reader has now.
         OutboxPayload::Turn { your_turn } => {
-            your_turn.notification(notifier, clocks::zone_of(&claimed.time_zone))
+            your_turn.notification(notifier, clocks::zone_of(&claimed.to.time_zone))
         }
     };
     let account_mail = matches!(
@@ -169,8 +160,8 @@ async fn send_one(
     // as it is now, and only while it is confirmed.
     let to_address = if matches!(notification, Notification::VerifyEmail(_)) {
         row.to_address.clone()
-    } else if claimed.verified {
-        claimed.current_email.clone()
+    } else if claimed.to.email_verified_at.is_some() {
+        claimed.to.email.clone()
     } else {
         return Err(DeliveryError::Permanent(
             "the address is no longer confirmed".into(),
@@ -195,7 +186,7 @@ async fn send_one(
     let mail = OutgoingMail {
         id: row.id.clone(),
         to_address,
-        to_name: claimed.username.clone(),
+        to_name: claimed.to.username.clone(),
         rendered,
         unsubscribe_url,
     };
