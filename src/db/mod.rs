@@ -175,11 +175,10 @@ impl StorageError {
 #[derive(Clone)]
 pub struct Database {
     url: DatabaseUrl,
+    /// Connections for reads (and, on PostgreSQL, for the writes outside the lanes).
     readers: Pool,
-    /// On SQLite a pool of one connection, which makes writers take turns; on PostgreSQL the
-    /// same pool as the readers.
-    writers: Pool,
-    /// The group-commit writers (see `group_commit`).
+    /// The group-commit writers (see `group_commit`): on SQLite every write, on a pool of one
+    /// connection; on PostgreSQL the writes to games and the outbox, on connections of their own.
     lanes: group_commit::Lanes,
 }
 
@@ -194,24 +193,16 @@ impl Database {
                 .build(Manager(url.clone()))
         };
         let readers = build(pool_size.max(1))?;
-        let (writers, lanes) = match url {
-            DatabaseUrl::Sqlite(_) => {
-                let writer = build(1)?;
-                (writer.clone(), group_commit::Lanes::start(1, writer))
-            }
+        let lanes = match url {
+            DatabaseUrl::Sqlite(_) => group_commit::Lanes::start(1, build(1)?),
+            // The lanes' connections come on top of the readers'.
             DatabaseUrl::Postgres(_) => {
-                // The lanes' connections come on top of the readers'.
-                let lanes = build(POSTGRES_LANES as u32)?;
-                (
-                    readers.clone(),
-                    group_commit::Lanes::start(POSTGRES_LANES, lanes),
-                )
+                group_commit::Lanes::start(POSTGRES_LANES, build(POSTGRES_LANES as u32)?)
             }
         };
         Ok(Database {
             url: url.clone(),
             readers,
-            writers,
             lanes,
         })
     }
@@ -247,7 +238,8 @@ impl Database {
         if let DatabaseUrl::Sqlite(_) = self.url {
             return self.write_grouped("", f).await;
         }
-        let pool = self.writers.clone();
+        // PostgreSQL settles concurrent writers itself; these take a reader's connection.
+        let pool = self.readers.clone();
         run_blocking(move || {
             let mut conn = pool.get().map_err(StorageError::from_pool)?;
             write_transaction(&mut conn, f)
