@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::db::Database;
+use crate::limits::Limits;
 use crate::mail::Mailer;
 use crate::service::notifications::Notifier;
 use crate::service::{Clock, outbox, scheduler};
@@ -21,6 +22,8 @@ use crate::service::{Clock, outbox, scheduler};
 const OUTBOX_POLL: Duration = Duration::from_secs(2);
 /// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
+/// How often the rate limits forget clients that have been quiet.
+const LIMITS_SWEEP: Duration = Duration::from_secs(60);
 
 /// What the loops work with.
 pub struct Work {
@@ -30,9 +33,10 @@ pub struct Work {
     pub mailer: Mailer,
     /// Vacation each player may take per calendar year.
     pub vacation_allowance: chrono::Duration,
+    pub limits: Arc<Limits>,
 }
 
-/// The two running loops. Dropping this asks them to stop without waiting for them.
+/// The running loops. Dropping this asks them to stop without waiting for them.
 pub struct Background {
     stop: CancellationToken,
     loops: Vec<JoinHandle<()>>,
@@ -45,6 +49,7 @@ impl Background {
         let stop = CancellationToken::new();
         let loops = vec![
             tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
+            tokio::spawn(sweep_limits(work.clone(), stop.clone())),
             tokio::spawn(run_scheduler(work, stop.clone())),
         ];
         Background { stop, loops }
@@ -65,6 +70,13 @@ impl Background {
 impl Drop for Background {
     fn drop(&mut self) {
         self.stop.cancel();
+    }
+}
+
+/// Forgets, once a minute, the rate-limit keys that have their whole allowance again.
+async fn sweep_limits(work: Arc<Work>, stop: CancellationToken) {
+    while pause(LIMITS_SWEEP, &stop).await {
+        work.limits.sweep();
     }
 }
 

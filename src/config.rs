@@ -8,6 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::db::DatabaseUrl;
+use crate::http::TrustedProxies;
+use crate::limits::{LimitSettings, RateSetting};
 use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
 
 #[derive(Debug, Parser)]
@@ -23,7 +25,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start the HTTP server (migrating the database first).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Apply pending database migrations and exit.
     Migrate,
     /// Manage accounts from the command line.
@@ -120,6 +122,87 @@ pub struct ServeArgs {
     /// vacation their clocks stand still.
     #[arg(long, env = "KURYR_VACATION_DAYS", default_value_t = 30)]
     pub vacation_days: u32,
+
+    #[command(flatten)]
+    pub defences: DefenceArgs,
+}
+
+/// Limits that keep one client from exhausting the server or using it to harm others (see
+/// `docs/security.md`). A rate is `COUNT/PERIOD` (`5/15min`, `3/3h`, `20/s`): at most COUNT at
+/// once, coming back at COUNT per PERIOD; `off` turns a limit off.
+#[derive(Debug, Clone, Args)]
+pub struct DefenceArgs {
+    /// Seconds a request has to arrive whole, head and body; later it gets 408 and the
+    /// connection is closed.
+    #[arg(long, env = "KURYR_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
+    pub request_timeout_secs: u64,
+
+    /// Connections one client address may hold open at once (0: no cap). Trusted proxies are
+    /// not capped.
+    #[arg(long, env = "KURYR_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64)]
+    pub max_connections_per_client: usize,
+
+    /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client, as a
+    /// comma-separated list of addresses or networks (`127.0.0.1,10.0.0.0/8`). Default: none,
+    /// every client is the TCP peer.
+    #[arg(long, env = "KURYR_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: TrustedProxies,
+
+    /// Failed logins into one account from one client address.
+    #[arg(long, env = "KURYR_LIMIT_LOGIN_FAILURES_PER_ACCOUNT", default_value_t = LimitSettings::DEFAULT.login_failures_per_account)]
+    pub limit_login_failures_per_account: RateSetting,
+
+    /// Failed logins from one client address, whatever the accounts.
+    #[arg(long, env = "KURYR_LIMIT_LOGIN_FAILURES_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.login_failures_per_client)]
+    pub limit_login_failures_per_client: RateSetting,
+
+    /// Registrations from one client address.
+    #[arg(long, env = "KURYR_LIMIT_REGISTRATIONS_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.registrations_per_client)]
+    pub limit_registrations_per_client: RateSetting,
+
+    /// Confirmation mails to one address, and apart from them password-reset mails to one
+    /// address (the default, three at once and one an hour after, never sends more than three
+    /// of each in an hour).
+    #[arg(long, env = "KURYR_LIMIT_ACCOUNT_MAILS_PER_RECIPIENT", default_value_t = LimitSettings::DEFAULT.account_mails_per_recipient)]
+    pub limit_account_mails_per_recipient: RateSetting,
+
+    /// Confirmation and password-reset mails asked for by one client address.
+    #[arg(long, env = "KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.account_mails_per_client)]
+    pub limit_account_mails_per_client: RateSetting,
+
+    /// Authenticated requests per user, on every endpoint that takes a token.
+    #[arg(long, env = "KURYR_LIMIT_REQUESTS_PER_USER", default_value_t = LimitSettings::DEFAULT.requests_per_user)]
+    pub limit_requests_per_user: RateSetting,
+}
+
+impl DefenceArgs {
+    fn settings(&self) -> anyhow::Result<Defences> {
+        if self.request_timeout_secs == 0 {
+            anyhow::bail!("KURYR_REQUEST_TIMEOUT_SECS must be at least 1");
+        }
+        Ok(Defences {
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
+            max_connections_per_client: self.max_connections_per_client,
+            trusted_proxies: self.trusted_proxies.clone(),
+            limits: LimitSettings {
+                login_failures_per_account: self.limit_login_failures_per_account,
+                login_failures_per_client: self.limit_login_failures_per_client,
+                registrations_per_client: self.limit_registrations_per_client,
+                account_mails_per_recipient: self.limit_account_mails_per_recipient,
+                account_mails_per_client: self.limit_account_mails_per_client,
+                requests_per_user: self.limit_requests_per_user,
+            },
+        })
+    }
+}
+
+/// The defences, validated.
+#[derive(Debug, Clone)]
+pub struct Defences {
+    pub request_timeout: std::time::Duration,
+    pub max_connections_per_client: usize,
+    pub trusted_proxies: TrustedProxies,
+    pub limits: LimitSettings,
 }
 
 impl ServeArgs {
@@ -166,6 +249,7 @@ pub struct Settings {
     pub workers: Option<usize>,
     pub mail: MailSettings,
     pub vacation_days: u32,
+    pub defences: Defences,
 }
 
 impl Settings {
@@ -197,6 +281,7 @@ impl Settings {
             workers: serve.workers,
             mail,
             vacation_days: serve.vacation_days,
+            defences: serve.defences.settings()?,
         })
     }
 
@@ -283,7 +368,7 @@ mod tests {
         let secret = "x".repeat(32);
         let serve = ServeArgs {
             jwt_secret: Some(SecretString::from(secret)),
-            ..serve
+            ..*serve
         };
         Settings::from_args(&cli.storage, &serve)
     }

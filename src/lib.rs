@@ -15,6 +15,8 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod dice;
+pub mod http;
+pub mod limits;
 pub mod links;
 pub mod mail;
 pub mod rules;

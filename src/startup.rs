@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::{App, HttpServer, web};
+use tokio_util::task::TaskTracker;
 use tracing_actix_web::TracingLogger;
 
 use crate::api;
@@ -13,6 +14,8 @@ use crate::auth::TokenKeys;
 use crate::background::{self, Background};
 use crate::config::Settings;
 use crate::db::{self, Database};
+use crate::http::{ConnectionCap, RequestDeadline, TrustedProxies};
+use crate::limits::{LimitSettings, Limits};
 use crate::links::LinkSigner;
 use crate::service::notifications::Notifier;
 use crate::service::{Clock, SystemClock};
@@ -25,6 +28,11 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Vacation each player may take per calendar year.
     pub vacation_allowance: chrono::Duration,
+    pub limits: Arc<Limits>,
+    pub trusted_proxies: TrustedProxies,
+    /// Work a request starts but does not wait for (what must not delay or shape its answer);
+    /// the server waits for it before it stops.
+    pub after_answer: TaskTracker,
 }
 
 /// Vacation days per year when nothing else is configured.
@@ -38,7 +46,22 @@ impl AppState {
             clock,
             notifier,
             vacation_allowance: chrono::Duration::days(i64::from(DEFAULT_VACATION_DAYS)),
+            // A server gets its limits from its settings (`with_limits`); an app built without
+            // them, as in tests of other things, has none.
+            limits: Arc::new(Limits::new(&LimitSettings::OFF)),
+            trusted_proxies: TrustedProxies::none(),
+            after_answer: TaskTracker::new(),
         }
+    }
+
+    pub fn with_limits(mut self, limits: &LimitSettings) -> Self {
+        self.limits = Arc::new(Limits::new(limits));
+        self
+    }
+
+    pub fn with_trusted_proxies(mut self, proxies: TrustedProxies) -> Self {
+        self.trusted_proxies = proxies;
+        self
     }
 
     pub fn with_vacation_days(mut self, days: u32) -> Self {
@@ -50,7 +73,8 @@ impl AppState {
 /// Everything the app serves, shared by the real server and the in-process tests.
 pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
-        cfg.app_data(state)
+        cfg.app_data(state.trusted_proxies.clone())
+            .app_data(state)
             .app_data(api::json_config())
             .app_data(api::query_config())
             .app_data(api::form_config())
@@ -65,6 +89,7 @@ pub struct Application {
     port: u16,
     server: Server,
     background: Background,
+    after_answer: TaskTracker,
 }
 
 impl Application {
@@ -82,9 +107,14 @@ impl Application {
             settings.mail.public_url.as_str(),
             LinkSigner::new(&settings.jwt_secret),
         );
+        let defences = &settings.defences;
         let state = web::Data::new(
-            AppState::new(db, tokens, clock, notifier).with_vacation_days(settings.vacation_days),
+            AppState::new(db, tokens, clock, notifier)
+                .with_vacation_days(settings.vacation_days)
+                .with_limits(&defences.limits)
+                .with_trusted_proxies(defences.trusted_proxies.clone()),
         );
+        raise_open_file_limit();
 
         let listener = TcpListener::bind(settings.listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;
@@ -95,12 +125,24 @@ impl Application {
             clock: state.clock.clone(),
             mailer: settings.mailer(),
             vacation_allowance: state.vacation_allowance,
+            limits: state.limits.clone(),
         });
+        let after_answer = state.after_answer.clone();
+        let deadline = RequestDeadline {
+            timeout: defences.request_timeout,
+        };
+        let cap = ConnectionCap::new(
+            defences.max_connections_per_client,
+            defences.trusted_proxies.clone(),
+        );
         let mut server = HttpServer::new(move || {
             App::new()
+                .wrap(deadline)
                 .wrap(TracingLogger::default())
                 .configure(configure(state.clone()))
         })
+        .client_request_timeout(defences.request_timeout)
+        .on_connect(move |connection, data| cap.on_connect(connection, data))
         // `run_until` stops it, on whatever signal the caller chose.
         .disable_signals()
         .listen(listener)?;
@@ -111,6 +153,7 @@ impl Application {
             port,
             server: server.run(),
             background,
+            after_answer,
         })
     }
 
@@ -124,6 +167,7 @@ impl Application {
         let Application {
             mut server,
             background,
+            after_answer,
             ..
         } = self;
         let handle = server.handle();
@@ -135,7 +179,10 @@ impl Application {
             () = shutdown => {}
         }
         tracing::info!("stopping: finishing the requests in flight and the background work");
-        let (result, (), ()) = tokio::join!(server, handle.stop(true), background.stop());
+        let (result, ()) = tokio::join!(server, handle.stop(true));
+        after_answer.close();
+        after_answer.wait().await;
+        background.stop().await;
         result
     }
 }
@@ -163,6 +210,18 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("Ctrl-C received");
     })
+}
+
+/// Lifts the soft limit on open files to the hard one, as servers do: every connection is a
+/// descriptor, and the usual soft limit of 1024 is far below what the machine allows.
+fn raise_open_file_limit() {
+    #[cfg(unix)]
+    {
+        match rlimit::increase_nofile_limit(u64::MAX) {
+            Ok(limit) => tracing::debug!(limit, "open file limit"),
+            Err(e) => tracing::warn!(error = %e, "cannot raise the open file limit"),
+        }
+    }
 }
 
 /// Convenience for `main`: the wall clock.

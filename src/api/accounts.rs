@@ -7,7 +7,10 @@ use super::Text;
 use super::views::{AccountView, PublicUserView, TokenView, VacationView};
 use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
+use crate::http::ClientAddress;
+use crate::limits::AccountMail;
 use crate::service::accounts::{self, AccountChanges};
+use crate::service::error::{ServiceError, Unauthenticated};
 use crate::service::vacations::VacationAction;
 use crate::service::{addresses, notifications, vacations};
 use crate::startup::AppState;
@@ -22,9 +25,12 @@ pub struct RegisterBody {
 
 pub async fn register(
     state: web::Data<AppState>,
+    client: ClientAddress,
     body: web::Json<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    state.limits.registrations_per_client.check(&client.0)?;
+    mail_allowance(&state, client).spend(&body.email)?;
     let user = accounts::register(
         &state.db,
         Some(&state.notifier),
@@ -55,11 +61,16 @@ fn token_view(state: &AppState, token: String) -> TokenView {
     }
 }
 
+/// Checks the credentials; failures count against the client address and the account it
+/// tried (see `Limits::check_login`), successes do not.
 pub async fn login(
     state: web::Data<AppState>,
+    client: ClientAddress,
     body: web::Json<LoginBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    state.limits.check_login(&body.username, client.0)?;
+    let login = body.username.0.clone();
     let token = accounts::login(
         &state.db,
         &state.tokens,
@@ -67,7 +78,15 @@ pub async fn login(
         body.password.into(),
         state.clock.now(),
     )
-    .await?;
+    .await
+    .inspect_err(|error| {
+        if matches!(
+            error,
+            ServiceError::Unauthenticated(Unauthenticated::WrongCredentials)
+        ) {
+            state.limits.login_failed(&login, client.0);
+        }
+    })?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(token_view(&state, token)))
@@ -90,6 +109,7 @@ pub struct UpdateMeBody {
 pub async fn update_me(
     state: web::Data<AppState>,
     user: AuthUser,
+    client: ClientAddress,
     body: web::Json<UpdateMeBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
@@ -102,6 +122,7 @@ pub async fn update_me(
     let account = accounts::update(
         &state.db,
         &state.notifier,
+        mail_allowance(&state, client),
         user.id,
         changes,
         state.clock.now(),
@@ -149,8 +170,17 @@ pub async fn user(
 pub async fn resend_confirmation(
     state: web::Data<AppState>,
     user: AuthUser,
+    client: ClientAddress,
 ) -> Result<HttpResponse, ApiError> {
-    addresses::resend_confirmation(&state.db, &state.notifier, user.id, state.clock.now()).await?;
+    let allowance = mail_allowance(&state, client);
+    addresses::resend_confirmation(
+        &state.db,
+        &state.notifier,
+        allowance,
+        user.id,
+        state.clock.now(),
+    )
+    .await?;
     Ok(HttpResponse::Accepted().finish())
 }
 
@@ -160,14 +190,31 @@ pub struct ResetRequestBody {
     email: Text,
 }
 
-/// Asks for a password reset link; the answer is the same whether the address is known or not.
+/// Asks for a password reset link. The answer, and the work done before it, are the same
+/// whether the address is known or not: the lookup and the mail come after the answer.
 pub async fn request_password_reset(
     state: web::Data<AppState>,
+    client: ClientAddress,
     body: web::Json<ResetRequestBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let email = body.into_inner().email.into();
-    addresses::request_password_reset(&state.db, &state.notifier, email, state.clock.now()).await?;
+    let email: String = body.into_inner().email.into();
+    state
+        .limits
+        .check_account_mail(AccountMail::PasswordReset, &email, client.0)?;
+    let (db, notifier, now) = (state.db.clone(), state.notifier.clone(), state.clock.now());
+    state.after_answer.spawn(async move {
+        if let Err(error) = addresses::request_password_reset(&db, &notifier, email, now).await {
+            tracing::error!(%error, "a password reset request failed after its answer");
+        }
+    });
     Ok(HttpResponse::Accepted().finish())
+}
+
+fn mail_allowance(state: &AppState, client: ClientAddress) -> addresses::MailAllowance {
+    addresses::MailAllowance {
+        limits: state.limits.clone(),
+        client: client.0,
+    }
 }
 
 #[derive(Deserialize)]

@@ -26,6 +26,8 @@ fn verified_caller(req: &HttpRequest) -> Result<(Caller, web::Data<AppState>), A
     let claims = bearer_token(req)
         .and_then(|token| state.tokens.verify(token, state.clock.now()))
         .ok_or(ApiError::Unauthorized(INVALID_TOKEN))?;
+    // Per user, not per token: logging in again gives no fresh allowance.
+    state.limits.requests_per_user.check(&claims.sub)?;
     Ok((
         Caller {
             id: claims.sub,

@@ -9,6 +9,7 @@ use actix_web::{HttpResponse, ResponseError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::limits::Limited;
 use crate::service::error::{Conflict, Refusal, ServiceError, Unauthenticated};
 
 /// The media type of every error body.
@@ -52,6 +53,14 @@ pub enum ApiError {
         detail: String,
         extra: Map<String, Value>,
     },
+    /// The request did not arrive whole within the server's deadline.
+    #[error(
+        "the request did not arrive whole in time; send the head and the body together, promptly"
+    )]
+    RequestTimeout,
+    /// A rate limit refused the request; the response says which and when to try again.
+    #[error("{0}")]
+    TooManyRequests(Limited),
     #[error("the service is temporarily unavailable; try again shortly")]
     Unavailable,
     #[error("internal error")]
@@ -106,6 +115,8 @@ impl ApiError {
             ApiError::Conflict { slug, title, .. } | ApiError::Rules { slug, title, .. } => {
                 (slug, title)
             }
+            ApiError::RequestTimeout => ("request-timeout", "The request took too long to arrive"),
+            ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
@@ -148,6 +159,8 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -165,8 +178,41 @@ impl ResponseError for ApiError {
                 HeaderValue::from_static("Bearer realm=\"kuryr\""),
             ));
         }
+        if let ApiError::TooManyRequests(limited) = self {
+            for (name, value) in rate_limit_headers(limited) {
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    response.insert_header((name, value));
+                }
+            }
+        }
         response.body(self.problem().to_string())
     }
+}
+
+impl From<Limited> for ApiError {
+    fn from(limited: Limited) -> Self {
+        ApiError::TooManyRequests(limited)
+    }
+}
+
+/// `Retry-After` (RFC 9110) and the IETF `RateLimit-Policy` / `RateLimit` fields
+/// (draft-ietf-httpapi-ratelimit-headers): the policy's quota `q` per window `w` seconds, and
+/// `r` left with `t` seconds until the next one comes back.
+fn rate_limit_headers(limited: &Limited) -> [(&'static str, String); 3] {
+    let retry = limited.retry_after_secs();
+    [
+        ("retry-after", retry.to_string()),
+        (
+            "ratelimit-policy",
+            format!(
+                "\"{}\";q={};w={}",
+                limited.policy,
+                limited.rate.count,
+                limited.rate.period.as_secs()
+            ),
+        ),
+        ("ratelimit", format!("\"{}\";r=0;t={retry}", limited.policy)),
+    ]
 }
 
 impl From<diesel::result::Error> for ApiError {
@@ -215,6 +261,7 @@ impl From<ServiceError> for ApiError {
                     Refusal::Ambiguous { candidates } => problem.with("candidates", candidates),
                 }
             }
+            ServiceError::Limited(limited) => ApiError::TooManyRequests(limited),
             ServiceError::Unavailable => ApiError::Unavailable,
             ServiceError::Internal(cause) => ApiError::Internal(cause),
         }

@@ -266,6 +266,7 @@ pub struct AccountChanges {
 pub async fn update(
     db: &Database,
     notifier: &Notifier,
+    allowance: addresses::MailAllowance,
     id: String,
     changes: AccountChanges,
     now: DateTime<Utc>,
@@ -292,6 +293,7 @@ pub async fn update(
         }
         let new_address = email.filter(|email| key(email) != key(&user.email));
         if let Some(email) = &new_address {
+            allowance.spend(email)?;
             user.email_key = unconfirmed_key(&user.id);
             user.email = email.clone();
             user.email_verified_at = None;

@@ -5,6 +5,9 @@
 //! same way for any address, and a confirmation that collides with another account's confirmed
 //! address is only refused to whoever holds the link (so already reads that inbox).
 
+use std::net::IpAddr;
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 
 use super::accounts::{self, check_unique, key};
@@ -14,6 +17,7 @@ use crate::clock;
 use crate::db::models::User;
 use crate::db::users;
 use crate::db::{Database, DbConn};
+use crate::limits::{AccountMail, Limits};
 use crate::links::{LinkPurpose, LinkSigner};
 use crate::mail::{self, Notification};
 
@@ -21,6 +25,22 @@ use crate::mail::{self, Notification};
 pub const CONFIRM_PATH: &str = "/confirm-email";
 pub const RESET_PATH: &str = "/reset-password";
 pub const UNSUBSCRIBE_PATH: &str = "/unsubscribe";
+
+/// Whether one more confirmation mail may go to an address, asked by one client: the limits
+/// that keep the server from being used to flood someone's inbox.
+#[derive(Clone)]
+pub struct MailAllowance {
+    pub limits: Arc<Limits>,
+    pub client: IpAddr,
+}
+
+impl MailAllowance {
+    pub fn spend(&self, recipient: &str) -> Result<(), ServiceError> {
+        self.limits
+            .check_account_mail(AccountMail::Confirmation, recipient, self.client)
+            .map_err(ServiceError::Limited)
+    }
+}
 
 fn invalid_link(what: &str) -> ServiceError {
     ServiceError::invalid(
@@ -55,10 +75,11 @@ pub fn send_confirmation(
 }
 
 /// Sends the confirmation mail again (a lost mail, an expired link); nothing when the address is
-/// already confirmed.
+/// already confirmed. `allowance` says whether one more mail may go to the address.
 pub async fn resend_confirmation(
     db: &Database,
     notifier: &Notifier,
+    allowance: MailAllowance,
     user_id: String,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
@@ -66,6 +87,7 @@ pub async fn resend_confirmation(
     db.write(move |conn| {
         let user = users::get(conn, &user_id)?;
         if user.email_verified_at.is_none() {
+            allowance.spend(&user.email)?;
             send_confirmation(conn, &notifier, &user, now)?;
         }
         Ok(())
@@ -104,8 +126,9 @@ pub async fn confirm(
     .await
 }
 
-/// Mails a reset link to the account with this confirmed address, if there is one. The answer
-/// is the same either way.
+/// Mails a reset link to the account with this confirmed address, if there is one. Whether
+/// there is one must not show in the answer nor in its timing, so the API answers first and
+/// runs this after.
 pub async fn request_password_reset(
     db: &Database,
     notifier: &Notifier,

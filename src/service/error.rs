@@ -3,6 +3,7 @@
 //! of these into an HTTP status and a problem document.
 
 use crate::db::StorageError;
+use crate::limits::Limited;
 use crate::rules::Side;
 
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +26,9 @@ pub enum ServiceError {
     /// The rules of the game refuse a move.
     #[error("{detail}")]
     Refused { refusal: Refusal, detail: String },
+    /// A rate limit refuses this for now (too many mails to one address, say).
+    #[error("{0}")]
+    Limited(Limited),
     /// Storage cannot be reached for now.
     #[error("the service is temporarily unavailable; try again shortly")]
     Unavailable,

@@ -141,6 +141,11 @@ fn fresh_storage() -> (DatabaseUrl, Storage) {
 
 /// Starts the app on a new, migrated database.
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|state| state).await
+}
+
+/// [`spawn_app`] with the app's state changed first (its limits, its trusted proxies).
+pub async fn spawn_app_with(customize: impl FnOnce(AppState) -> AppState) -> TestApp {
     let (url, storage) = fresh_storage();
     let migrate_url = url.clone();
     tokio::task::spawn_blocking(move || db::run_migrations(&migrate_url))
@@ -150,7 +155,7 @@ pub async fn spawn_app() -> TestApp {
     let clock = Arc::new(TestClock(Mutex::new(
         "2026-11-22T12:00:00Z".parse::<DateTime<Utc>>().unwrap(),
     )));
-    start_app(url, Rc::new(storage), clock).await
+    start_app(url, Rc::new(storage), clock, customize).await
 }
 
 impl TestApp {
@@ -161,17 +166,28 @@ impl TestApp {
             self.db.url().clone(),
             self._storage.clone(),
             self.clock.clone(),
+            |state| state,
         )
         .await
     }
 }
 
-async fn start_app(url: DatabaseUrl, storage: Rc<Storage>, clock: Arc<TestClock>) -> TestApp {
+async fn start_app(
+    url: DatabaseUrl,
+    storage: Rc<Storage>,
+    clock: Arc<TestClock>,
+    customize: impl FnOnce(AppState) -> AppState,
+) -> TestApp {
     let db = Database::connect(&url, 4).expect("database opens");
     let secret = SecretString::from(SECRET.to_owned());
     let tokens = TokenKeys::new(&secret, 24);
     let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
-    let state = web::Data::new(AppState::new(db.clone(), tokens, clock.clone(), notifier));
+    let state = web::Data::new(customize(AppState::new(
+        db.clone(),
+        tokens,
+        clock.clone(),
+        notifier,
+    )));
     let service = Rc::new(test::init_service(App::new().configure(configure(state.clone()))).await);
     let call: Call = Rc::new(move |request: TestRequest| {
         let service = service.clone();
@@ -235,6 +251,12 @@ impl TestApp {
             request = request.set_json(body);
         }
         self.send(request).await
+    }
+
+    /// A request from the client address `ip`.
+    pub async fn send_from(&self, ip: &str, request: TestRequest) -> TestResponse {
+        let peer = std::net::SocketAddr::new(ip.parse().expect("an IP address"), 40_000);
+        self.send(request.peer_addr(peer)).await
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {
@@ -379,6 +401,15 @@ impl TestApp {
         })
     }
 
+    /// Waits for the work requests left running after their answers (a reset request's
+    /// lookup and mail).
+    pub async fn settle(&self) {
+        let tracker = &self.state.after_answer;
+        tracker.close();
+        tracker.wait().await;
+        tracker.reopen();
+    }
+
     /// One round of the outbox worker, at the test clock's time.
     pub async fn deliver(&self, mailer: &Mailer) -> Delivered {
         self.deliver_until(mailer, &CancellationToken::new()).await
@@ -386,6 +417,7 @@ impl TestApp {
 
     /// One round of the outbox worker, asked to stop by `stop`.
     pub async fn deliver_until(&self, mailer: &Mailer, stop: &CancellationToken) -> Delivered {
+        self.settle().await;
         let notifier = &self.state.notifier;
         outbox::deliver_due(&self.db, mailer, notifier, self.clock.now(), stop)
             .await

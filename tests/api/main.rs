@@ -10,6 +10,7 @@ mod cubulus;
 mod errors;
 mod games;
 mod helpers;
+mod limits;
 mod lukaszewicz;
 mod mail;
 mod notifications;

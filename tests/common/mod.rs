@@ -11,6 +11,7 @@ pub struct Server {
     pub child: Child,
     pub port: u16,
     /// What the server logged up to the line saying where it listens.
+    #[allow(dead_code)] // only some of the tests read it
     pub startup_log: Vec<String>,
     /// Reads the rest of the log until the server exits, so it never blocks on a full pipe.
     rest_of_log: Option<JoinHandle<Vec<String>>>,

@@ -1,0 +1,487 @@
+//! What one abusive client can do to Kuryr, tried as an attacker would: the release binary on
+//! its embedded defaults, driven over real sockets from this separate process, while a polite
+//! client from another address measures how the server answers everyone else.
+//!
+//!     cargo bench --bench abuse
+//!
+//! Loopback is one machine but many addresses (127.0.0.0/8): the attacker and the polite client
+//! use different ones, as they would on the internet. Scenarios:
+//! - `slow bodies`: thousands of connections sending a request body a byte at a time;
+//! - `login flood`: 64 connections sending wrong passwords for one account, default limits;
+//! - `hash flood`: the same with the login limits off, as a botnet of many addresses would get,
+//!   so every request reaches the password hash: memory and latency under the hash bound;
+//! - `mail bomb`: registrations, confirmation and reset requests aimed at one inbox.
+//!
+//! It prints one line per scenario; `docs/security.md` holds the figures. A benchmark, not a
+//! test: nothing here fails on a number.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use socket2::{Domain, Socket, Type};
+
+const ATTACKER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
+const BYSTANDER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 3);
+const PASSWORD: &str = "a correct horse battery";
+
+fn main() {
+    let work = tempfile::tempdir().expect("a temporary folder");
+    slow_bodies(work.path());
+    let (server, game) = Kuryr::start(&work.path().join("defaults"), &[]);
+    login_flood("login flood (default limits)", &server, &game);
+    drop(server);
+    let (server, game) = Kuryr::start(
+        &work.path().join("hash"),
+        &[
+            ("KURYR_LIMIT_LOGIN_FAILURES_PER_ACCOUNT", "off"),
+            ("KURYR_LIMIT_LOGIN_FAILURES_PER_CLIENT", "off"),
+        ],
+    );
+    login_flood("hash flood (login limits off)", &server, &game);
+    drop(server);
+    mail_bomb(&work.path().join("mail"));
+}
+
+/// A `kuryr serve` on a fresh data folder, killed when dropped.
+struct Kuryr {
+    child: Child,
+    port: u16,
+    data: std::path::PathBuf,
+}
+
+impl Kuryr {
+    /// Starts the server and makes one game between two players (for the reads the polite
+    /// client measures); answers the server and the game's path.
+    fn start(data: &Path, env: &[(&str, &str)]) -> (Kuryr, String) {
+        std::fs::create_dir_all(data).unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kuryr"));
+        for (name, _) in std::env::vars() {
+            if name.starts_with("KURYR_") || name == "DATABASE_URL" {
+                command.env_remove(name);
+            }
+        }
+        command
+            .env("KURYR_DATA_DIR", data)
+            .env("KURYR_LISTEN", format!("127.0.0.1:{port}"))
+            .env("KURYR_LOG", "error")
+            .envs(env.iter().copied())
+            .arg("serve")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let server = Kuryr {
+            child: command.spawn().expect("the release binary starts"),
+            port,
+            data: data.to_owned(),
+        };
+        let started = Instant::now();
+        while server.call(BYSTANDER, "GET", "/healthz", None, None).0 != 200 {
+            assert!(started.elapsed() < Duration::from_secs(60), "no /healthz");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let white = server.player("white");
+        let black = server.player("black");
+        let (status, challenge) = server.call(
+            Ipv4Addr::LOCALHOST,
+            "POST",
+            "/api/v1/challenges",
+            Some(&white),
+            Some(json!({"game": "cheversi", "opponent": "black", "color": "white"})),
+        );
+        assert_eq!(status, 201, "{challenge}");
+        let id = challenge["id"].as_str().unwrap();
+        let (status, game) = server.call(
+            Ipv4Addr::LOCALHOST,
+            "POST",
+            &format!("/api/v1/challenges/{id}/accept"),
+            Some(&black),
+            None,
+        );
+        assert!(status < 300, "{game}");
+        let game_id = game["game_id"]
+            .as_str()
+            .or_else(|| game["id"].as_str())
+            .unwrap();
+        (server, format!("/api/v1/games/{game_id}"))
+    }
+
+    fn player(&self, name: &str) -> String {
+        let body = json!({"username": name, "email": format!("{name}@example.test"), "password": PASSWORD});
+        let (status, answer) = self.call(
+            Ipv4Addr::LOCALHOST,
+            "POST",
+            "/api/v1/auth/register",
+            None,
+            Some(body),
+        );
+        assert_eq!(status, 201, "{answer}");
+        let (status, token) = self.call(
+            Ipv4Addr::LOCALHOST,
+            "POST",
+            "/api/v1/auth/login",
+            None,
+            Some(json!({"username": name, "password": PASSWORD})),
+        );
+        assert_eq!(status, 200, "{token}");
+        token["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// One request on a new connection from `from`.
+    fn call(
+        &self,
+        from: Ipv4Addr,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        match connect(from, self.port) {
+            Ok(mut stream) => exchange(&mut stream, method, path, token, body.as_ref())
+                .unwrap_or((0, Value::Null)),
+            Err(_) => (0, Value::Null),
+        }
+    }
+
+    /// Peak and current resident memory, in MB.
+    fn rss_mb(&self) -> (f64, f64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+                .map_or(f64::NAN, |kb| kb / 1024.0)
+        };
+        (field("VmHWM:"), field("VmRSS:"))
+    }
+}
+
+impl Drop for Kuryr {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn connect(from: Ipv4Addr, port: u16) -> std::io::Result<TcpStream> {
+    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+    socket.bind(&SocketAddr::from((from, 0)).into())?;
+    socket.connect_timeout(
+        &SocketAddr::from((Ipv4Addr::LOCALHOST, port)).into(),
+        Duration::from_secs(5),
+    )?;
+    let stream: TcpStream = socket.into();
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    stream.set_nodelay(true)?;
+    Ok(stream)
+}
+
+/// One HTTP/1.1 request and its answer on a kept-alive connection.
+fn exchange(
+    stream: &mut TcpStream,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, Value)> {
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: kuryr\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if stream.read(&mut byte)? == 0 {
+            return Err(ErrorKind::UnexpectedEof.into());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let length = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    let mut answer = vec![0u8; length];
+    stream.read_exact(&mut answer)?;
+    Ok((
+        status,
+        serde_json::from_slice(&answer).unwrap_or(Value::Null),
+    ))
+}
+
+/// Latencies of the polite client, in ms.
+#[derive(Default)]
+struct Latencies(Vec<f64>);
+
+impl Latencies {
+    fn percentile(&mut self, p: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        self.0.sort_by(f64::total_cmp);
+        let rank = ((p / 100.0) * (self.0.len() - 1) as f64).round() as usize;
+        self.0[rank]
+    }
+}
+
+/// The polite client: every 50 ms a fresh connection from another address asks for `path`,
+/// until `stop`; a failed or non-200 answer counts as a failure.
+fn bystander(port: u16, path: String, stop: Arc<AtomicBool>) -> (Latencies, usize) {
+    let mut times = Latencies::default();
+    let mut failures = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let started = Instant::now();
+        let ok = connect(BYSTANDER, port)
+            .and_then(|mut stream| exchange(&mut stream, "GET", &path, None, None))
+            .is_ok_and(|(status, _)| status == 200);
+        if ok {
+            times.0.push(started.elapsed().as_secs_f64() * 1000.0);
+        } else {
+            failures += 1;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (times, failures)
+}
+
+fn slow_bodies(work: &Path) {
+    const ATTEMPTS: usize = 5_000;
+    const SECONDS: u64 = 20;
+    let (server, game) = Kuryr::start(&work.join("slow"), &[]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let probe = std::thread::spawn({
+        let (port, stop) = (server.port, stop.clone());
+        move || bystander(port, "/healthz".into(), stop)
+    });
+    let started = Instant::now();
+    let mut open: Vec<TcpStream> = Vec::new();
+    let mut refused = 0;
+    for _ in 0..ATTEMPTS {
+        match connect(ATTACKER, server.port) {
+            Ok(stream) => {
+                let head = "POST /api/v1/auth/login HTTP/1.1\r\nHost: kuryr\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{";
+                if (&stream).write_all(head.as_bytes()).is_ok() {
+                    stream.set_nonblocking(true).unwrap();
+                    open.push(stream);
+                } else {
+                    refused += 1;
+                }
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    // A byte a second on every connection, counting those the server still holds.
+    let mut most_held = 0;
+    let mut held_at_end = 0;
+    let mut buffer = [0u8; 512];
+    while started.elapsed() < Duration::from_secs(SECONDS) {
+        open.retain_mut(|stream| match stream.read(&mut buffer) {
+            Ok(0) => false,
+            Ok(_) => false, // an answer (408) comes only as the server ends the connection
+            Err(e) if e.kind() == ErrorKind::WouldBlock => stream.write_all(b" ").is_ok(),
+            Err(_) => false,
+        });
+        most_held = most_held.max(open.len());
+        held_at_end = open.len();
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let (mut times, failures) = probe.join().unwrap();
+    let (peak, _) = server.rss_mb();
+    println!(
+        "slow bodies: {ATTEMPTS} connections tried from one address, {} shut at once, at most {most_held} held, {held_at_end} still open after {SECONDS} s; /healthz from another address p50 {:.1} ms, p99 {:.1} ms, {failures} failed; peak RSS {peak:.0} MB",
+        refused.max(ATTEMPTS - most_held),
+        times.percentile(50.0),
+        times.percentile(99.0),
+    );
+    drop(game);
+}
+
+fn login_flood(name: &str, server: &Kuryr, game: &str) {
+    const CONNECTIONS: usize = 64;
+    const SECONDS: u64 = 10;
+    let (rss_before, _) = server.rss_mb();
+    let stop = Arc::new(AtomicBool::new(false));
+    let probes: Vec<_> = ["/healthz".to_owned(), game.to_owned()]
+        .into_iter()
+        .map(|path| {
+            let (port, stop) = (server.port, stop.clone());
+            std::thread::spawn(move || bystander(port, path, stop))
+        })
+        .collect();
+    let statuses = Arc::new(Mutex::new(std::collections::BTreeMap::<u16, usize>::new()));
+    let deadline = Instant::now() + Duration::from_secs(SECONDS);
+    let port = server.port;
+    let flood: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            let statuses = statuses.clone();
+            std::thread::spawn(move || {
+                let body = json!({"username": "white", "password": "a wrong guess"});
+                let mut stream = None;
+                while Instant::now() < deadline {
+                    if stream.is_none() {
+                        stream = connect(ATTACKER, port).ok();
+                    }
+                    let Some(connection) = stream.as_mut() else {
+                        std::thread::sleep(Duration::from_millis(10));
+                        continue;
+                    };
+                    let status =
+                        match exchange(connection, "POST", "/api/v1/auth/login", None, Some(&body))
+                        {
+                            Ok((status, _)) => status,
+                            Err(_) => {
+                                stream = None;
+                                0
+                            }
+                        };
+                    *statuses.lock().unwrap().entry(status).or_default() += 1;
+                }
+            })
+        })
+        .collect();
+    let mut peak_during: f64 = 0.0;
+    while Instant::now() < deadline {
+        peak_during = peak_during.max(server.rss_mb().1);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    for thread in flood {
+        thread.join().unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut results: Vec<(Latencies, usize)> =
+        probes.into_iter().map(|p| p.join().unwrap()).collect();
+    let (peak, now) = server.rss_mb();
+    let statuses = statuses.lock().unwrap();
+    let answered: usize = statuses.values().sum();
+    let counts = statuses
+        .iter()
+        .map(|(status, n)| {
+            format!(
+                "{n}×{}",
+                if *status == 0 {
+                    "failed".into()
+                } else {
+                    status.to_string()
+                }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let health_p99 = results[0].0.percentile(99.0);
+    let game_p99 = results[1].0.percentile(99.0);
+    println!(
+        "{name}: {CONNECTIONS} connections for {SECONDS} s from one address, {answered} logins answered ({counts}); RSS {rss_before:.0} MB before, peak {peak:.0} MB (sampled {peak_during:.0} MB), {now:.0} MB after; /healthz p99 {health_p99:.1} ms ({} failed), GET game p99 {game_p99:.1} ms ({} failed)",
+        results[0].1, results[1].1,
+    );
+}
+
+fn mail_bomb(data: &Path) {
+    let (server, _) = Kuryr::start(data, &[]);
+    // Mail goes to .eml files in the data folder; count those addressed to the victim.
+    let victim_mails = || {
+        std::fs::read_dir(server.data.join("mail"))
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter(|entry| {
+                        std::fs::read_to_string(entry.path())
+                            .is_ok_and(|text| text.contains("To: victim@example.test"))
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let mut answers = std::collections::BTreeMap::<u16, usize>::new();
+    let mut tokens = Vec::new();
+    for i in 0..5 {
+        let name = format!("bomb{i}");
+        let body = json!({"username": name, "email": "victim@example.test", "password": PASSWORD});
+        let (status, _) = server.call(ATTACKER, "POST", "/api/v1/auth/register", None, Some(body));
+        *answers.entry(status).or_default() += 1;
+        if status == 201 {
+            let login = json!({"username": name, "password": PASSWORD});
+            let (_, token) = server.call(ATTACKER, "POST", "/api/v1/auth/login", None, Some(login));
+            tokens.extend(token["access_token"].as_str().map(str::to_owned));
+        }
+    }
+    // The victim confirms one of them, so that reset requests have an account to mail.
+    if let Some(link) = confirmation_link(&server.data.join("mail")) {
+        server.call(BYSTANDER, "GET", &link, None, None);
+    }
+    for i in 0..20 {
+        let token = &tokens[i % tokens.len()];
+        let (status, _) = server.call(
+            ATTACKER,
+            "POST",
+            "/api/v1/me/email/confirmation",
+            Some(token),
+            None,
+        );
+        *answers.entry(status).or_default() += 1;
+    }
+    let mut resets = std::collections::BTreeMap::<u16, usize>::new();
+    for _ in 0..20 {
+        let body = json!({"email": "victim@example.test"});
+        let (status, _) = server.call(
+            ATTACKER,
+            "POST",
+            "/api/v1/auth/password-reset",
+            None,
+            Some(body),
+        );
+        *resets.entry(status).or_default() += 1;
+    }
+    // The outbox worker writes the mails within seconds.
+    std::thread::sleep(Duration::from_secs(6));
+    println!(
+        "mail bomb: 5 registrations naming one address and 20 confirmation requests answered {answers:?}; 20 reset requests answered {resets:?}; {} mails reached the address",
+        victim_mails()
+    );
+}
+
+/// The path of the first confirmation link in the mail folder (quoted-printable undone).
+fn confirmation_link(folder: &Path) -> Option<String> {
+    let mut entries: Vec<_> = std::fs::read_dir(folder)
+        .ok()?
+        .filter_map(Result::ok)
+        .collect();
+    entries.sort_by_key(|entry| entry.path());
+    entries.iter().find_map(|entry| {
+        let text = std::fs::read_to_string(entry.path()).ok()?;
+        let text = text
+            .replace("=\r\n", "")
+            .replace("=\n", "")
+            .replace("=3D", "=");
+        let start = text.find("/confirm-email?token=")?;
+        let link: String = text[start..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '<')
+            .collect();
+        Some(link)
+    })
+}

@@ -1,0 +1,128 @@
+//! A request must arrive whole, head and body, within a deadline. actix-web bounds the time to
+//! read a request's head, but a body may trickle in a byte at a time for as long as the client
+//! likes, holding a connection and a worker's attention. This middleware reads the body itself,
+//! up to the largest any endpoint accepts, and answers 408 and closes the connection when the
+//! deadline passes first.
+
+use std::future::{Ready, ready};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use actix_web::body::EitherBody;
+use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
+use actix_web::http::ConnectionType;
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{Error, HttpResponse, ResponseError};
+use futures_util::StreamExt;
+use futures_util::future::LocalBoxFuture;
+
+use super::connections::Accepted;
+use crate::api::MAX_BODY_BYTES;
+use crate::api::problem::ApiError;
+
+/// The middleware; `timeout` counts from the moment the connection was accepted for its first
+/// request, and from the moment the head was read for the later ones (whose heads actix-web
+/// bounds by the same time).
+#[derive(Clone, Copy, Debug)]
+pub struct RequestDeadline {
+    pub timeout: Duration,
+}
+
+impl<S, B> Transform<S, ServiceRequest> for RequestDeadline
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: 'static,
+{
+    type Response = ServiceResponse<EitherBody<B>>;
+    type Error = Error;
+    type Transform = DeadlineService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(DeadlineService {
+            service: Rc::new(service),
+            timeout: self.timeout,
+        }))
+    }
+}
+
+pub struct DeadlineService<S> {
+    service: Rc<S>,
+    timeout: Duration,
+}
+
+enum Body {
+    Whole(Bytes),
+    TooLarge,
+    Late,
+    Broken(String),
+}
+
+impl<S, B> Service<ServiceRequest> for DeadlineService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: 'static,
+{
+    type Response = ServiceResponse<EitherBody<B>>;
+    type Error = Error;
+    type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    actix_web::dev::forward_ready!(service);
+
+    fn call(&self, mut req: ServiceRequest) -> Self::Future {
+        let service = self.service.clone();
+        let deadline = self.deadline(&req);
+        Box::pin(async move {
+            let mut payload = req.parts_mut().1.take();
+            let read = async {
+                let mut body = BytesMut::new();
+                while let Some(chunk) = payload.next().await {
+                    match chunk {
+                        Ok(chunk) if body.len() + chunk.len() > MAX_BODY_BYTES => {
+                            return Body::TooLarge;
+                        }
+                        Ok(chunk) => body.extend_from_slice(&chunk),
+                        Err(error) => return Body::Broken(error.to_string()),
+                    }
+                }
+                Body::Whole(body.freeze())
+            };
+            let body = tokio::time::timeout_at(deadline.into(), read)
+                .await
+                .unwrap_or(Body::Late);
+            let refusal = match body {
+                Body::Whole(bytes) => {
+                    req.set_payload(bytes.into());
+                    let response = service.call(req).await?;
+                    return Ok(response.map_into_left_body());
+                }
+                Body::TooLarge => ApiError::PayloadTooLarge {
+                    limit: MAX_BODY_BYTES,
+                },
+                Body::Late => ApiError::RequestTimeout,
+                Body::Broken(error) => {
+                    ApiError::BadRequest(format!("the request body could not be read: {error}"))
+                }
+            };
+            // The rest of the body is never read, so the connection cannot carry another
+            // request.
+            let mut response: HttpResponse = refusal.error_response();
+            response
+                .head_mut()
+                .set_connection_type(ConnectionType::Close);
+            Ok(req.into_response(response).map_into_right_body())
+        })
+    }
+}
+
+impl<S> DeadlineService<S> {
+    fn deadline(&self, req: &ServiceRequest) -> Instant {
+        if let Some(accepted) = req.conn_data::<Accepted>()
+            && !accepted.first_request_seen.replace(true)
+        {
+            return accepted.at + self.timeout;
+        }
+        Instant::now() + self.timeout
+    }
+}

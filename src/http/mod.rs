@@ -1,0 +1,11 @@
+//! Defences at the level of connections and raw requests, before any endpoint runs: how long a
+//! request may take to arrive, how many connections one client address may hold, and which
+//! address a request comes from when a reverse proxy stands in front.
+
+pub mod client;
+pub mod connections;
+pub mod deadline;
+
+pub use client::{ClientAddress, TrustedProxies};
+pub use connections::ConnectionCap;
+pub use deadline::RequestDeadline;

@@ -1,0 +1,470 @@
+//! Rate limits: how often one client address, account or recipient may do something costly or
+//! harmful. The arithmetic is governor's (GCRA); this module names the limits, reads their
+//! settings and says when a refused caller may try again. It knows nothing of HTTP: the API
+//! turns a [`Limited`] into a 429 problem.
+//!
+//! Every limit lives in this process's memory. Several processes behind one database each
+//! keep their own (see the README): a client spread over N processes gets up to N times each
+//! allowance.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::Hash;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::{Quota, RateLimiter};
+
+type Limiter<K> =
+    RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
+
+/// An allowance: at most `count` at once, refilled at `count` per `period` (one every
+/// `period / count`). Written `COUNT/PERIOD`, such as `5/15min`, `3/3h` or `1200/min`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rate {
+    pub count: NonZeroU32,
+    pub period: Duration,
+}
+
+impl Rate {
+    pub const fn new(count: u32, period: Duration) -> Rate {
+        Rate {
+            count: match NonZeroU32::new(count) {
+                Some(count) => count,
+                None => panic!("a rate counts at least one"),
+            },
+            period,
+        }
+    }
+
+    fn quota(&self) -> Quota {
+        let every = self.period / self.count.get();
+        Quota::with_period(every.max(Duration::from_nanos(1)))
+            .expect("a period longer than zero")
+            .allow_burst(self.count)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.period.as_secs();
+        let (n, unit) = [(86_400, "d"), (3_600, "h"), (60, "min")]
+            .into_iter()
+            .find(|(unit, _)| secs >= *unit && secs.is_multiple_of(*unit))
+            .map_or((secs, "s"), |(unit, name)| (secs / unit, name));
+        let n = if n == 1 { String::new() } else { n.to_string() };
+        write!(f, "{}/{n}{unit}", self.count)
+    }
+}
+
+/// A setting: a rate, or `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateSetting(pub Option<Rate>);
+
+impl FromStr for RateSetting {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("off") {
+            return Ok(RateSetting(None));
+        }
+        let invalid = || {
+            format!(
+                "`{text}` is not a rate: write COUNT/PERIOD such as 5/15min, 3/h or 20/s, or off"
+            )
+        };
+        let (count, period) = text.split_once('/').ok_or_else(invalid)?;
+        let count: u32 = count.trim().parse().map_err(|_| invalid())?;
+        let period = period.trim();
+        let digits = period.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+        let (n, unit) = period.split_at(digits);
+        let n: u64 = if n.is_empty() {
+            1
+        } else {
+            n.parse().map_err(|_| invalid())?
+        };
+        let unit_secs = match unit {
+            "s" => 1,
+            "min" => 60,
+            "h" => 3_600,
+            "d" => 86_400,
+            _ => return Err(invalid()),
+        };
+        if count == 0 || n == 0 {
+            return Err(invalid());
+        }
+        Ok(RateSetting(Some(Rate::new(
+            count,
+            Duration::from_secs(n * unit_secs),
+        ))))
+    }
+}
+
+impl fmt::Display for RateSetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(rate) => rate.fmt(f),
+            None => f.write_str("off"),
+        }
+    }
+}
+
+/// A refusal: which limit, its allowance, and when to try again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limited {
+    /// The limit's name, as the `RateLimit-Policy` header names it.
+    pub policy: &'static str,
+    pub rate: Rate,
+    pub retry_after: Duration,
+}
+
+impl Limited {
+    /// Whole seconds to wait, rounded up: a client that waits this long is let through.
+    pub fn retry_after_secs(&self) -> u64 {
+        let secs = self.retry_after.as_secs();
+        if self.retry_after.subsec_nanos() > 0 {
+            secs + 1
+        } else {
+            secs.max(1)
+        }
+    }
+}
+
+impl fmt::Display for Limited {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "too many requests ({}: {}); try again in {} s",
+            self.policy,
+            self.rate,
+            self.retry_after_secs()
+        )
+    }
+}
+
+/// One limit on events per key: each [`Throttle::check`] spends one from the key's allowance.
+pub struct Throttle<K: Hash + Eq + Clone> {
+    policy: &'static str,
+    limit: Option<(Rate, Limiter<K>)>,
+}
+
+impl<K: Hash + Eq + Clone> Throttle<K> {
+    pub fn new(policy: &'static str, setting: RateSetting) -> Self {
+        Throttle {
+            policy,
+            limit: setting
+                .0
+                .map(|rate| (rate, RateLimiter::keyed(rate.quota()).with_middleware())),
+        }
+    }
+
+    /// Counts one event for `key`, or refuses it when the key's allowance is spent.
+    pub fn check(&self, key: &K) -> Result<(), Limited> {
+        self.spend(key).map(|_| ())
+    }
+
+    /// Like `check`, and says how many are left after this one.
+    fn spend(&self, key: &K) -> Result<u32, Limited> {
+        let Some((rate, limiter)) = &self.limit else {
+            return Ok(u32::MAX);
+        };
+        limiter
+            .check_key(key)
+            .map(|state| state.remaining_burst_capacity())
+            .map_err(|not_until| Limited {
+                policy: self.policy,
+                rate: *rate,
+                retry_after: not_until.wait_time_from(limiter.clock().now()),
+            })
+    }
+
+    fn sweep(&self) {
+        if let Some((_, limiter)) = &self.limit {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+    }
+}
+
+/// A limit on failures per key: failures are counted after the fact, and once a key has spent
+/// its allowance every attempt under it is refused until the allowance comes back. Successes
+/// cost nothing, which is what lets an owner who types their password right go on using an
+/// account that someone else is guessing at.
+pub struct FailureThrottle<K: Hash + Eq + Clone> {
+    failures: Throttle<K>,
+    /// Keys whose allowance is spent, until when. governor answers "may this one more pass?"
+    /// only by spending it, so the refusal it gave for the last failure is remembered here.
+    blocked: Mutex<HashMap<K, (Instant, Limited)>>,
+}
+
+impl<K: Hash + Eq + Clone> FailureThrottle<K> {
+    pub fn new(policy: &'static str, setting: RateSetting) -> Self {
+        FailureThrottle {
+            failures: Throttle::new(policy, setting),
+            blocked: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Refuses an attempt under a key that has spent its allowance of failures.
+    pub fn check(&self, key: &K) -> Result<(), Limited> {
+        let blocked = self.blocked.lock().expect("the lock is never poisoned");
+        match blocked.get(key) {
+            Some((until, limited)) => {
+                let now = Instant::now();
+                if *until > now {
+                    Err(Limited {
+                        retry_after: *until - now,
+                        ..limited.clone()
+                    })
+                } else {
+                    Ok(())
+                }
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a failure; the failure that spends the allowance blocks the key.
+    pub fn failed(&self, key: &K) {
+        let refusal = match self.failures.spend(key) {
+            // Spent now: asking for one more is refused (and so spends nothing) and says
+            // exactly when the next comes back.
+            Ok(0) => self.failures.spend(key).err(),
+            Ok(_) => None,
+            Err(limited) => Some(limited),
+        };
+        if let Some(limited) = refusal {
+            let until = Instant::now() + limited.retry_after;
+            self.blocked
+                .lock()
+                .expect("the lock is never poisoned")
+                .insert(key.clone(), (until, limited));
+        }
+    }
+
+    fn sweep(&self) {
+        self.failures.sweep();
+        let now = Instant::now();
+        self.blocked
+            .lock()
+            .expect("the lock is never poisoned")
+            .retain(|_, (until, _)| *until > now);
+    }
+}
+
+/// Every limit's setting, with the defaults a public server starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitSettings {
+    pub login_failures_per_account: RateSetting,
+    pub login_failures_per_client: RateSetting,
+    pub registrations_per_client: RateSetting,
+    pub account_mails_per_recipient: RateSetting,
+    pub account_mails_per_client: RateSetting,
+    pub requests_per_user: RateSetting,
+}
+
+impl LimitSettings {
+    pub const DEFAULT: LimitSettings = LimitSettings {
+        login_failures_per_account: RateSetting(Some(Rate::new(5, Duration::from_secs(15 * 60)))),
+        login_failures_per_client: RateSetting(Some(Rate::new(20, Duration::from_secs(15 * 60)))),
+        registrations_per_client: RateSetting(Some(Rate::new(10, Duration::from_secs(3_600)))),
+        account_mails_per_recipient: RateSetting(Some(Rate::new(
+            3,
+            Duration::from_secs(3 * 3_600),
+        ))),
+        account_mails_per_client: RateSetting(Some(Rate::new(20, Duration::from_secs(3_600)))),
+        requests_per_user: RateSetting(Some(Rate::new(1_200, Duration::from_secs(60)))),
+    };
+
+    pub const OFF: LimitSettings = LimitSettings {
+        login_failures_per_account: RateSetting(None),
+        login_failures_per_client: RateSetting(None),
+        registrations_per_client: RateSetting(None),
+        account_mails_per_recipient: RateSetting(None),
+        account_mails_per_client: RateSetting(None),
+        requests_per_user: RateSetting(None),
+    };
+}
+
+/// The mails anyone can have sent to an address, and so the ones a mail bomb would use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountMail {
+    Confirmation,
+    PasswordReset,
+}
+
+/// A login's account, as its failures are counted: the name or address typed, ignoring case.
+pub type AccountKey = String;
+
+/// The limits of one server process.
+pub struct Limits {
+    /// Failed logins per account from one client address: guessing one account is slowed
+    /// without locking out its owner, who logs in from an address that has not been failing.
+    pub login_failures_per_account: FailureThrottle<(AccountKey, IpAddr)>,
+    /// Failed logins per client address, whatever the accounts.
+    pub login_failures_per_client: FailureThrottle<IpAddr>,
+    pub registrations_per_client: Throttle<IpAddr>,
+    /// Confirmation mails per recipient address.
+    pub confirmation_mails_per_recipient: Throttle<String>,
+    /// Password-reset mails per recipient address, counted per request whether or not an
+    /// account has the address. Kept apart from the confirmations, which only a real account
+    /// spends: one shared allowance would tell who registered lately.
+    pub reset_mails_per_recipient: Throttle<String>,
+    pub account_mails_per_client: Throttle<IpAddr>,
+    /// Every authenticated request, per user.
+    pub requests_per_user: Throttle<String>,
+}
+
+impl Limits {
+    pub fn new(settings: &LimitSettings) -> Limits {
+        Limits {
+            login_failures_per_account: FailureThrottle::new(
+                "login-failures-per-account",
+                settings.login_failures_per_account,
+            ),
+            login_failures_per_client: FailureThrottle::new(
+                "login-failures-per-client",
+                settings.login_failures_per_client,
+            ),
+            registrations_per_client: Throttle::new(
+                "registrations-per-client",
+                settings.registrations_per_client,
+            ),
+            confirmation_mails_per_recipient: Throttle::new(
+                "confirmation-mails-per-recipient",
+                settings.account_mails_per_recipient,
+            ),
+            reset_mails_per_recipient: Throttle::new(
+                "reset-mails-per-recipient",
+                settings.account_mails_per_recipient,
+            ),
+            account_mails_per_client: Throttle::new(
+                "account-mails-per-client",
+                settings.account_mails_per_client,
+            ),
+            requests_per_user: Throttle::new("requests-per-user", settings.requests_per_user),
+        }
+    }
+
+    /// May `client` try to log in to `account`?
+    pub fn check_login(&self, account: &str, client: IpAddr) -> Result<(), Limited> {
+        self.login_failures_per_client.check(&client)?;
+        self.login_failures_per_account
+            .check(&(account_key(account), client))
+    }
+
+    pub fn login_failed(&self, account: &str, client: IpAddr) {
+        self.login_failures_per_client.failed(&client);
+        self.login_failures_per_account
+            .failed(&(account_key(account), client));
+    }
+
+    /// May `client` have a mail of this kind sent to `recipient`? Spends one of each.
+    pub fn check_account_mail(
+        &self,
+        kind: AccountMail,
+        recipient: &str,
+        client: IpAddr,
+    ) -> Result<(), Limited> {
+        self.account_mails_per_client.check(&client)?;
+        let per_recipient = match kind {
+            AccountMail::Confirmation => &self.confirmation_mails_per_recipient,
+            AccountMail::PasswordReset => &self.reset_mails_per_recipient,
+        };
+        per_recipient.check(&recipient.trim().to_lowercase())
+    }
+
+    /// Forgets the keys whose allowance is whole again, so memory follows the clients of the
+    /// last minutes, not every client ever seen.
+    pub fn sweep(&self) {
+        self.login_failures_per_account.sweep();
+        self.login_failures_per_client.sweep();
+        self.registrations_per_client.sweep();
+        self.confirmation_mails_per_recipient.sweep();
+        self.reset_mails_per_recipient.sweep();
+        self.account_mails_per_client.sweep();
+        self.requests_per_user.sweep();
+    }
+}
+
+fn account_key(account: &str) -> AccountKey {
+    account.trim().to_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(text: &str) -> Option<Rate> {
+        text.parse::<RateSetting>().unwrap().0
+    }
+
+    #[test]
+    fn rates_are_read_and_written_alike() {
+        for text in ["5/15min", "3/3h", "1200/min", "20/s", "2/d", "7/90s"] {
+            assert_eq!(rate(text).unwrap().to_string(), text);
+        }
+        assert_eq!(rate("3/h"), Some(Rate::new(3, Duration::from_secs(3600))));
+        assert_eq!(rate("off"), None);
+        for bad in ["", "5", "0/h", "5/0h", "5/week", "-1/h", "five/h", "5/h/2"] {
+            assert!(bad.parse::<RateSetting>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_throttle_refuses_past_its_allowance_and_says_when() {
+        let throttle = Throttle::new("test", RateSetting(rate("3/h")));
+        for _ in 0..3 {
+            throttle.check(&"a").unwrap();
+        }
+        let refused = throttle.check(&"a").unwrap_err();
+        assert_eq!(refused.policy, "test");
+        // One comes back every 20 minutes.
+        assert!(refused.retry_after > Duration::from_secs(19 * 60));
+        assert!(refused.retry_after <= Duration::from_secs(20 * 60));
+        assert_eq!(refused.retry_after_secs(), 1200);
+        // Another key has its own allowance.
+        throttle.check(&"b").unwrap();
+        // Off means off.
+        let off = Throttle::new("test", RateSetting(None));
+        for _ in 0..10_000 {
+            off.check(&"a").unwrap();
+        }
+    }
+
+    #[test]
+    fn failures_block_only_once_spent_and_successes_cost_nothing() {
+        let throttle = FailureThrottle::new("test", RateSetting(rate("2/h")));
+        for _ in 0..100 {
+            throttle.check(&1).unwrap();
+        }
+        throttle.failed(&1);
+        throttle.check(&1).unwrap();
+        // The failure that spends the allowance blocks the key.
+        throttle.failed(&1);
+        let refused = throttle.check(&1).unwrap_err();
+        assert!(refused.retry_after > Duration::from_secs(29 * 60));
+        throttle.check(&2).unwrap();
+    }
+
+    #[test]
+    fn the_owner_logs_in_from_an_address_that_was_not_failing() {
+        let limits = Limits::new(&LimitSettings::DEFAULT);
+        let attacker: IpAddr = "203.0.113.7".parse().unwrap();
+        let owner: IpAddr = "198.51.100.2".parse().unwrap();
+        for _ in 0..5 {
+            limits.login_failed("Alice", attacker);
+        }
+        assert!(limits.check_login("alice", attacker).is_err());
+        assert!(limits.check_login(" ALICE ", attacker).is_err());
+        limits.check_login("alice", owner).unwrap();
+        limits.check_login("bob", attacker).unwrap();
+    }
+}
