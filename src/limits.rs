@@ -13,7 +13,7 @@ use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use governor::clock::{Clock, DefaultClock};
@@ -303,8 +303,38 @@ pub enum AccountMail {
 /// A login's account, as its failures are counted: the name or address typed, ignoring case.
 pub type AccountKey = String;
 
+/// Logins from one client address run one at a time. Failures are counted once known, so
+/// without this a client sending 64 guesses at once would have all 64 checked before the first
+/// failure counted.
+#[derive(Default)]
+pub struct LoginTurns {
+    turns: Mutex<HashMap<IpAddr, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl LoginTurns {
+    /// Waits for `client`'s turn; the turn ends when the guard is dropped.
+    pub async fn wait(&self, client: IpAddr) -> tokio::sync::OwnedMutexGuard<()> {
+        let turn = self
+            .turns
+            .lock()
+            .expect("the lock is never poisoned")
+            .entry(client)
+            .or_default()
+            .clone();
+        turn.lock_owned().await
+    }
+
+    fn sweep(&self) {
+        self.turns
+            .lock()
+            .expect("the lock is never poisoned")
+            .retain(|_, turn| Arc::strong_count(turn) > 1);
+    }
+}
+
 /// The limits of one server process.
 pub struct Limits {
+    pub login_turns: LoginTurns,
     /// Failed logins per account from one client address: guessing one account is slowed
     /// without locking out its owner, who logs in from an address that has not been failing.
     pub login_failures_per_account: FailureThrottle<(AccountKey, IpAddr)>,
@@ -325,6 +355,7 @@ pub struct Limits {
 impl Limits {
     pub fn new(settings: &LimitSettings) -> Limits {
         Limits {
+            login_turns: LoginTurns::default(),
             login_failures_per_account: FailureThrottle::new(
                 "login-failures-per-account",
                 settings.login_failures_per_account,
@@ -384,6 +415,7 @@ impl Limits {
     /// Forgets the keys whose allowance is whole again, so memory follows the clients of the
     /// last minutes, not every client ever seen.
     pub fn sweep(&self) {
+        self.login_turns.sweep();
         self.login_failures_per_account.sweep();
         self.login_failures_per_client.sweep();
         self.registrations_per_client.sweep();

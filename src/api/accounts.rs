@@ -69,6 +69,7 @@ pub async fn login(
     body: web::Json<LoginBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    let _turn = state.limits.login_turns.wait(client.0).await;
     state.limits.check_login(&body.username, client.0)?;
     let login = body.username.0.clone();
     let token = accounts::login(

@@ -324,3 +324,20 @@ async fn behind_a_trusted_proxy_the_forwarded_client_is_limited() {
         StatusCode::TOO_MANY_REQUESTS
     );
 }
+
+#[actix_web::test]
+async fn guesses_sent_all_at_once_are_counted_as_if_one_after_another() {
+    let app = app_with(LimitSettings::DEFAULT).await;
+    app.user("alice").await;
+    let guesses = (0..20).map(|_| app.send_from(ATTACKER, login_from("alice", "a guess")));
+    let answers = futures_util::future::join_all(guesses).await;
+    let wrong = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::UNAUTHORIZED)
+        .count();
+    let limited = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::TOO_MANY_REQUESTS)
+        .count();
+    assert_eq!((wrong, limited), (5, 15));
+}
