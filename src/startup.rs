@@ -15,11 +15,14 @@ use crate::config::Settings;
 use crate::db::{self, Database};
 use crate::links::LinkSigner;
 use crate::service::notifications::Notifier;
+use crate::service::passwords::Hasher;
 use crate::service::{Clock, SystemClock};
 
 /// What every request handler can reach.
 pub struct AppState {
     pub db: Database,
+    /// The only place passwords are hashed and checked.
+    pub hasher: Hasher,
     pub tokens: TokenKeys,
     pub clock: Arc<dyn Clock>,
     pub notifier: Notifier,
@@ -31,9 +34,16 @@ pub struct AppState {
 pub const DEFAULT_VACATION_DAYS: u32 = 30;
 
 impl AppState {
-    pub fn new(db: Database, tokens: TokenKeys, clock: Arc<dyn Clock>, notifier: Notifier) -> Self {
+    pub fn new(
+        db: Database,
+        hasher: Hasher,
+        tokens: TokenKeys,
+        clock: Arc<dyn Clock>,
+        notifier: Notifier,
+    ) -> Self {
         AppState {
             db,
+            hasher,
             tokens,
             clock,
             notifier,
@@ -56,7 +66,10 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
             .app_data(api::form_config())
             .app_data(api::path_config())
             .configure(api::configure)
-            .default_service(web::to(api::not_found));
+            .default_service(api::auth::guard(
+                web::to(api::not_found),
+                api::auth::Session::Guard,
+            ));
     }
 }
 
@@ -77,13 +90,16 @@ impl Application {
             tracing::info!(count = applied.len(), "applied database migrations");
         }
         let db = Database::connect(&settings.database_url, settings.db_pool_size)?;
+        let hasher = Hasher::start(settings.hashing)
+            .map_err(|e| anyhow::anyhow!("cannot start the password hashing threads: {e}"))?;
         let tokens = TokenKeys::new(&settings.jwt_secret, settings.token_ttl_hours);
         let notifier = Notifier::new(
             settings.mail.public_url.as_str(),
             LinkSigner::new(&settings.jwt_secret),
         );
         let state = web::Data::new(
-            AppState::new(db, tokens, clock, notifier).with_vacation_days(settings.vacation_days),
+            AppState::new(db, hasher, tokens, clock, notifier)
+                .with_vacation_days(settings.vacation_days),
         );
 
         let listener = TcpListener::bind(settings.listen)

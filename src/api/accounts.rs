@@ -27,6 +27,7 @@ pub async fn register(
     let body = body.into_inner();
     let user = accounts::register(
         &state.db,
+        &state.hasher,
         Some(&state.notifier),
         &body.username,
         &body.email,
@@ -62,6 +63,7 @@ pub async fn login(
     let body = body.into_inner();
     let token = accounts::login(
         &state.db,
+        &state.hasher,
         &state.tokens,
         body.username.into(),
         body.password.into(),
@@ -125,6 +127,7 @@ pub async fn change_password(
     let body = body.into_inner();
     let token = accounts::change_password(
         &state.db,
+        &state.hasher,
         &state.tokens,
         user.id,
         body.current_password.into(),
@@ -185,6 +188,7 @@ pub async fn reset_password(
     let body = body.into_inner();
     addresses::reset_password(
         &state.db,
+        &state.hasher,
         &state.notifier.links,
         body.token.into(),
         body.new_password.into(),

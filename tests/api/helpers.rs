@@ -23,6 +23,7 @@ use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
 use kuryr::service::Clock;
 use kuryr::service::notifications::Notifier;
 use kuryr::service::outbox::{self, Delivered};
+use kuryr::service::passwords::{Hasher, HasherSettings};
 use kuryr::service::scheduler::{self, Ticked};
 
 use crate::smtp::TestSmtp;
@@ -139,8 +140,20 @@ fn fresh_storage() -> (DatabaseUrl, Storage) {
     }
 }
 
+/// How the test apps hash passwords: a queue long enough for every test's bursts, so that only
+/// the tests that mean to meet a full queue meet one.
+const TEST_HASHING: HasherSettings = HasherSettings {
+    threads: 2,
+    queue: 64,
+};
+
 /// Starts the app on a new, migrated database.
 pub async fn spawn_app() -> TestApp {
+    spawn_app_hashing(TEST_HASHING).await
+}
+
+/// [`spawn_app`] with passwords hashed as `hashing` says.
+pub async fn spawn_app_hashing(hashing: HasherSettings) -> TestApp {
     let (url, storage) = fresh_storage();
     let migrate_url = url.clone();
     tokio::task::spawn_blocking(move || db::run_migrations(&migrate_url))
@@ -150,7 +163,7 @@ pub async fn spawn_app() -> TestApp {
     let clock = Arc::new(TestClock(Mutex::new(
         "2026-11-22T12:00:00Z".parse::<DateTime<Utc>>().unwrap(),
     )));
-    start_app(url, Rc::new(storage), clock).await
+    start_app(url, Rc::new(storage), clock, hashing).await
 }
 
 impl TestApp {
@@ -161,17 +174,30 @@ impl TestApp {
             self.db.url().clone(),
             self._storage.clone(),
             self.clock.clone(),
+            self.state.hasher.settings(),
         )
         .await
     }
 }
 
-async fn start_app(url: DatabaseUrl, storage: Rc<Storage>, clock: Arc<TestClock>) -> TestApp {
+async fn start_app(
+    url: DatabaseUrl,
+    storage: Rc<Storage>,
+    clock: Arc<TestClock>,
+    hashing: HasherSettings,
+) -> TestApp {
     let db = Database::connect(&url, 4).expect("database opens");
     let secret = SecretString::from(SECRET.to_owned());
     let tokens = TokenKeys::new(&secret, 24);
     let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
-    let state = web::Data::new(AppState::new(db.clone(), tokens, clock.clone(), notifier));
+    let hasher = Hasher::start(hashing).expect("the hashing threads start");
+    let state = web::Data::new(AppState::new(
+        db.clone(),
+        hasher,
+        tokens,
+        clock.clone(),
+        notifier,
+    ));
     let service = Rc::new(test::init_service(App::new().configure(configure(state.clone()))).await);
     let call: Call = Rc::new(move |request: TestRequest| {
         let service = service.clone();
