@@ -11,6 +11,7 @@ use crate::db::DatabaseUrl;
 use crate::http::TrustedProxies;
 use crate::limits::{LimitSettings, RateSetting};
 use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
+use crate::service::passwords::HasherSettings;
 
 #[derive(Debug, Parser)]
 #[command(name = "kuryr", version, about = "Kuryr, a correspondence game server")]
@@ -97,6 +98,9 @@ pub struct ServeArgs {
     /// Worker threads for HTTP (default: one per core).
     #[arg(long, env = "KURYR_WORKERS")]
     pub workers: Option<usize>,
+
+    #[command(flatten)]
+    pub hashing: HashingArgs,
 
     /// SMTP server for outgoing mail: `smtp://host:25` (no TLS), `smtp://host:587?tls=required`
     /// (STARTTLS) or `smtps://host:465` (implicit TLS), with `user:password@` percent-encoded
@@ -237,6 +241,40 @@ impl ServeArgs {
     }
 }
 
+/// Password hashing: argon2 takes 19 MiB and a core for tens of milliseconds per password, so
+/// it runs on a fixed set of threads, and a login that finds their queue full is refused with a
+/// 503 at once.
+#[derive(Debug, Clone, Args)]
+pub struct HashingArgs {
+    /// Threads that hash passwords (default: one per core).
+    #[arg(long, env = "KURYR_HASH_THREADS")]
+    pub hash_threads: Option<usize>,
+
+    /// Passwords that may wait for a hashing thread; beyond them a login, registration or
+    /// password change is answered 503 with `Retry-After` (default: twice the threads).
+    #[arg(long, env = "KURYR_HASH_QUEUE")]
+    pub hash_queue: Option<usize>,
+}
+
+impl HashingArgs {
+    fn settings(&self) -> anyhow::Result<HasherSettings> {
+        let mut settings = self.hash_threads.map_or_else(
+            HasherSettings::for_this_machine,
+            HasherSettings::with_threads,
+        );
+        if let Some(queue) = self.hash_queue {
+            settings.queue = queue;
+        }
+        if settings.threads == 0 {
+            anyhow::bail!("KURYR_HASH_THREADS must be at least 1");
+        }
+        if settings.queue == 0 {
+            anyhow::bail!("KURYR_HASH_QUEUE must be at least 1");
+        }
+        Ok(settings)
+    }
+}
+
 /// Everything the running application needs, validated once at start.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -247,6 +285,7 @@ pub struct Settings {
     pub jwt_secret: SecretString,
     pub token_ttl_hours: u32,
     pub workers: Option<usize>,
+    pub hashing: HasherSettings,
     pub mail: MailSettings,
     pub vacation_days: u32,
     pub defences: Defences,
@@ -279,6 +318,7 @@ impl Settings {
             jwt_secret,
             token_ttl_hours: serve.token_ttl_hours,
             workers: serve.workers,
+            hashing: serve.hashing.settings()?,
             mail,
             vacation_days: serve.vacation_days,
             defences: serve.defences.settings()?,
@@ -354,6 +394,26 @@ mod tests {
             panic!("serve expected")
         };
         assert_eq!(serve.listen.to_string(), "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn password_hashing_defaults_to_the_cores_and_can_be_set() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let default = serve_settings(&[]).unwrap().hashing;
+        assert_eq!((default.threads, default.queue), (cores, 2 * cores));
+        let threads_only = serve_settings(&["--hash-threads", "3"]).unwrap().hashing;
+        assert_eq!((threads_only.threads, threads_only.queue), (3, 6));
+        let both = serve_settings(&["--hash-threads", "1", "--hash-queue", "5"])
+            .unwrap()
+            .hashing;
+        assert_eq!((both.threads, both.queue), (1, 5));
+        for (args, variable) in [
+            (["--hash-threads", "0"], "KURYR_HASH_THREADS"),
+            (["--hash-queue", "0"], "KURYR_HASH_QUEUE"),
+        ] {
+            let error = serve_settings(&args).unwrap_err().to_string();
+            assert!(error.starts_with(variable), "{error}");
+        }
     }
 
     fn serve_settings(args: &[&str]) -> anyhow::Result<Settings> {

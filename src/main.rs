@@ -7,6 +7,7 @@ use tracing_subscriber::EnvFilter;
 use kuryr::config::{Cli, Command, Settings, UserCommand};
 use kuryr::db::{self, Database};
 use kuryr::service::accounts;
+use kuryr::service::passwords::{Hasher, HasherSettings};
 use kuryr::startup::{Application, shutdown_signal, system_clock};
 
 fn main() -> anyhow::Result<()> {
@@ -54,13 +55,15 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             })
             .await??;
             let db = Database::connect(&url, 1)?;
+            let hasher = Hasher::start(HasherSettings::with_threads(1))?;
             let now = chrono::Utc::now();
             match command {
                 UserCommand::Create { username, email } => {
                     let password = read_password()?;
-                    let user = accounts::register(&db, None, &username, &email, password, now)
-                        .await
-                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    let user =
+                        accounts::register(&db, &hasher, None, &username, &email, password, now)
+                            .await
+                            .map_err(|e| anyhow::anyhow!("{e}"))?;
                     println!("created user {} ({})", user.username, user.id);
                     println!(
                         "{} is not confirmed yet; no mail goes to it until the user asks for a confirmation mail (POST /api/v1/me/email/confirmation) and follows its link",
@@ -69,7 +72,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 UserCommand::SetPassword { username } => {
                     let password = read_password()?;
-                    accounts::reset_password(&db, username.clone(), password, now)
+                    accounts::reset_password(&db, &hasher, username.clone(), password, now)
                         .await
                         .map_err(|e| anyhow::anyhow!("{e}"))?;
                     println!("password of {username} changed; older tokens no longer work");

@@ -18,11 +18,14 @@ use crate::http::{ConnectionCap, RequestDeadline, TrustedProxies};
 use crate::limits::{LimitSettings, Limits};
 use crate::links::LinkSigner;
 use crate::service::notifications::Notifier;
+use crate::service::passwords::Hasher;
 use crate::service::{Clock, SystemClock};
 
 /// What every request handler can reach.
 pub struct AppState {
     pub db: Database,
+    /// The only place passwords are hashed and checked.
+    pub hasher: Hasher,
     pub tokens: TokenKeys,
     pub clock: Arc<dyn Clock>,
     pub notifier: Notifier,
@@ -39,9 +42,16 @@ pub struct AppState {
 pub const DEFAULT_VACATION_DAYS: u32 = 30;
 
 impl AppState {
-    pub fn new(db: Database, tokens: TokenKeys, clock: Arc<dyn Clock>, notifier: Notifier) -> Self {
+    pub fn new(
+        db: Database,
+        hasher: Hasher,
+        tokens: TokenKeys,
+        clock: Arc<dyn Clock>,
+        notifier: Notifier,
+    ) -> Self {
         AppState {
             db,
+            hasher,
             tokens,
             clock,
             notifier,
@@ -80,7 +90,10 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
             .app_data(api::form_config())
             .app_data(api::path_config())
             .configure(api::configure)
-            .default_service(web::to(api::not_found));
+            .default_service(api::auth::guard(
+                web::to(api::not_found),
+                api::auth::Session::Guard,
+            ));
     }
 }
 
@@ -102,6 +115,8 @@ impl Application {
             tracing::info!(count = applied.len(), "applied database migrations");
         }
         let db = Database::connect(&settings.database_url, settings.db_pool_size)?;
+        let hasher = Hasher::start(settings.hashing)
+            .map_err(|e| anyhow::anyhow!("cannot start the password hashing threads: {e}"))?;
         let tokens = TokenKeys::new(&settings.jwt_secret, settings.token_ttl_hours);
         let notifier = Notifier::new(
             settings.mail.public_url.as_str(),
@@ -109,7 +124,7 @@ impl Application {
         );
         let defences = &settings.defences;
         let state = web::Data::new(
-            AppState::new(db, tokens, clock, notifier)
+            AppState::new(db, hasher, tokens, clock, notifier)
                 .with_vacation_days(settings.vacation_days)
                 .with_limits(&defences.limits)
                 .with_trusted_proxies(defences.trusted_proxies.clone()),

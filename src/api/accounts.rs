@@ -33,6 +33,7 @@ pub async fn register(
     mail_allowance(&state, client).spend(&body.email)?;
     let user = accounts::register(
         &state.db,
+        &state.hasher,
         Some(&state.notifier),
         &body.username,
         &body.email,
@@ -74,6 +75,7 @@ pub async fn login(
     let login = body.username.0.clone();
     let token = accounts::login(
         &state.db,
+        &state.hasher,
         &state.tokens,
         body.username.into(),
         body.password.into(),
@@ -147,6 +149,7 @@ pub async fn change_password(
     let body = body.into_inner();
     let token = accounts::change_password(
         &state.db,
+        &state.hasher,
         &state.tokens,
         user.id,
         body.current_password.into(),
@@ -233,6 +236,7 @@ pub async fn reset_password(
     let body = body.into_inner();
     addresses::reset_password(
         &state.db,
+        &state.hasher,
         &state.notifier.links,
         body.token.into(),
         body.new_password.into(),

@@ -1,64 +1,159 @@
-//! Who is calling: the extractors that read the bearer token of a request and turn it into a
-//! [`Caller`] (token checked) or an [`AuthUser`] (token checked and session confirmed).
+//! Who is calling. Every route is wrapped in [`guard`], which reads the bearer token of any
+//! request that sends one, before anything else of the request is looked at: a token that does
+//! not hold (malformed, forged, expired, or its session ended) is answered 401 on every endpoint,
+//! public ones included, so that a client learns its token is dead instead of being served as
+//! nobody. A request without a token passes through; the endpoints that need one refuse it
+//! through the [`Caller`] and [`AuthUser`] extractors, which read what the guard found.
 
-use std::future::Future;
-use std::pin::Pin;
-
-use actix_web::{FromRequest, HttpRequest, dev::Payload, http::header, web};
+use actix_web::body::BoxBody;
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::{Next, from_fn};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, Route, web};
 
 use crate::api::problem::ApiError;
-use crate::auth::{AuthUser, Caller, INVALID_TOKEN};
+use crate::auth::{AuthUser, Caller};
+use crate::service::accounts;
+use crate::service::error::Unauthenticated;
 use crate::startup::AppState;
 
-fn bearer_token(req: &HttpRequest) -> Option<&str> {
-    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+/// Where an endpoint has the session of a genuine token confirmed: that its account still exists
+/// and its password has not changed since the token was issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Session {
+    /// By the guard, with one query, only when a token is sent; the handler may take an
+    /// [`AuthUser`].
+    Guard,
+    /// By the handler, from a query it makes anyway (the move endpoint reads the mover's session
+    /// with the game), so that the busiest request makes no query for it. The guard checks only
+    /// the token, the handler takes a [`Caller`], and must confirm the session before any answer
+    /// it gives, errors included ([`confirm_session`]).
+    Handler,
 }
 
-/// The caller of a request whose token is genuine and unexpired, with the app to confirm the
-/// session in.
-fn verified_caller(req: &HttpRequest) -> Result<(Caller, web::Data<AppState>), ApiError> {
-    let state = req
-        .app_data::<web::Data<AppState>>()
-        .cloned()
-        .ok_or(ApiError::Unauthorized(INVALID_TOKEN))?;
-    let claims = bearer_token(req)
-        .and_then(|token| state.tokens.verify(token, state.clock.now()))
-        .ok_or(ApiError::Unauthorized(INVALID_TOKEN))?;
-    // Per user, not per token: logging in again gives no fresh allowance.
-    state.limits.requests_per_user.check(&claims.sub)?;
-    Ok((
-        Caller {
-            id: claims.sub,
-            session_version: claims.sv,
+/// `route` behind the token check; see the module comment.
+pub fn guard(route: Route, session: Session) -> Route {
+    route.wrap(from_fn(
+        move |req: ServiceRequest, next: Next<BoxBody>| async move {
+            match identify(&req, session).await {
+                Ok(()) => next.call(req).await,
+                Err(error) => Ok::<ServiceResponse, actix_web::Error>(req.error_response(error)),
+            }
         },
-        state,
     ))
 }
 
-/// Checks the token's signature, expiry, issuer and audience; no query.
+fn invalid_token() -> ApiError {
+    ApiError::Unauthorized(Unauthenticated::InvalidToken)
+}
+
+/// The token of an `Authorization: Bearer <token>` value. Anything else in the header is no
+/// token: it was meant as one, so it is refused as one.
+fn bearer_token(value: &HeaderValue) -> Option<&str> {
+    let (scheme, token) = value.to_str().ok()?.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// Checks the token of a request that sends one and leaves the caller in its extensions: a
+/// [`Caller`] always, and an [`AuthUser`] once the session is confirmed.
+async fn identify(req: &ServiceRequest, session: Session) -> Result<(), ApiError> {
+    let mut values = req.headers().get_all(header::AUTHORIZATION);
+    let Some(value) = values.next() else {
+        return Ok(());
+    };
+    if values.next().is_some() {
+        // Two tokens: whichever were chosen, the other would be ignored.
+        return Err(invalid_token());
+    }
+    let state = req
+        .app_data::<web::Data<AppState>>()
+        .cloned()
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the app state is missing")))?;
+    let claims = bearer_token(value)
+        .and_then(|token| state.tokens.verify(token, state.clock.now()))
+        .ok_or_else(invalid_token)?;
+    // Per user, not per token: logging in again gives no fresh allowance.
+    state.limits.requests_per_user.check(&claims.sub)?;
+    let caller = Caller {
+        id: claims.sub,
+        session_version: claims.sv,
+    };
+    if session == Session::Guard {
+        let user = accounts::session_user(&state.db, caller.id.clone(), caller.session_version)
+            .await?
+            .ok_or_else(invalid_token)?;
+        req.extensions_mut().insert(user);
+    }
+    req.extensions_mut().insert(caller);
+    Ok(())
+}
+
+/// What a request the guard let through without a caller gets from an endpoint that needs one.
+fn no_caller(req: &HttpRequest) -> ApiError {
+    if req.headers().contains_key(header::AUTHORIZATION) {
+        invalid_token()
+    } else {
+        ApiError::Unauthorized(Unauthenticated::NoToken)
+    }
+}
+
+/// The caller of a request with a genuine, unexpired token; no query.
 impl FromRequest for Caller {
     type Error = ApiError;
     type Future = std::future::Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(verified_caller(req).map(|(caller, _)| caller))
+        let caller = req.extensions().get::<Caller>().cloned();
+        std::future::ready(caller.ok_or_else(|| no_caller(req)))
     }
 }
 
-/// Checks the token, then that the account still exists with the same session version.
+/// The caller whose session the guard confirmed; no further query.
 impl FromRequest for AuthUser {
     type Error = ApiError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self, Self::Error>>>>;
+    type Future = std::future::Ready<Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let verified = verified_caller(req);
-        Box::pin(async move {
-            let (caller, state) = verified?;
-            crate::service::accounts::session_user(&state.db, caller.id, caller.session_version)
-                .await?
-                .ok_or(ApiError::Unauthorized(INVALID_TOKEN))
-        })
+        let extensions = req.extensions();
+        let answer = match (extensions.get::<AuthUser>(), extensions.get::<Caller>()) {
+            (Some(user), _) => Ok(user.clone()),
+            (None, Some(_)) => Err(ApiError::Internal(anyhow::anyhow!(
+                "{} {} takes an AuthUser but its session is left to the handler",
+                req.method(),
+                req.path()
+            ))),
+            (None, None) => Err(no_caller(req)),
+        };
+        std::future::ready(answer)
+    }
+}
+
+/// For a [`Session::Handler`] endpoint about to refuse a request before its own query has
+/// confirmed the session: a caller whose session has ended is told that instead, as on every
+/// other endpoint. Costs a query, on that path only.
+pub async fn confirm_session(state: &AppState, caller: &Caller) -> Result<(), ApiError> {
+    let id = caller.id.clone();
+    accounts::session_user(&state.db, id, caller.session_version)
+        .await?
+        .map(|_| ())
+        .ok_or_else(invalid_token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bearer_with_a_token_is_a_token() {
+        let token =
+            |value: &str| bearer_token(&HeaderValue::from_str(value).unwrap()).map(str::to_owned);
+        assert_eq!(token("Bearer abc.def").as_deref(), Some("abc.def"));
+        assert_eq!(token("bearer  abc.def ").as_deref(), Some("abc.def"));
+        assert_eq!(token("Basic YWxpY2U6cGFzcw=="), None);
+        assert_eq!(token("Bearer"), None);
+        assert_eq!(token("Bearer   "), None);
+        assert_eq!(token("abc.def"), None);
+        assert_eq!(token(""), None);
     }
 }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use super::Text;
 use super::page_request;
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
+use crate::api::auth::confirm_session;
 use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller};
 use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
@@ -82,23 +83,40 @@ pub struct MoveBody {
 /// The longest move text worth reading; anything longer is not a move in any game here.
 const MAX_MOVE_CHARS: usize = 200;
 
-pub async fn play(
-    state: web::Data<AppState>,
-    caller: Caller,
-    path: web::Path<Text>,
-    body: web::Json<MoveBody>,
-) -> Result<HttpResponse, ApiError> {
-    let body = body.into_inner();
+fn read_move(
+    path: Result<web::Path<Text>, actix_web::Error>,
+    body: Result<web::Json<MoveBody>, actix_web::Error>,
+) -> Result<(String, MoveBody), actix_web::Error> {
+    let game_id = path?.into_inner().0;
+    let body = body?.into_inner();
     if body.text.chars().count() > MAX_MOVE_CHARS {
         return Err(ApiError::validation(
             "move",
             format!("a move is at most {MAX_MOVE_CHARS} characters"),
-        ));
+        )
+        .into());
     }
+    Ok((game_id, body))
+}
+
+pub async fn play(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: Result<web::Path<Text>, actix_web::Error>,
+    body: Result<web::Json<MoveBody>, actix_web::Error>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let (game_id, body) = match read_move(path, body) {
+        Ok(read) => read,
+        Err(error) => {
+            // The session is confirmed by the service's query, which this request never reaches.
+            confirm_session(&state, &caller).await?;
+            return Err(error);
+        }
+    };
     let played = games::play(
         &state.db,
         &state.notifier,
-        path.into_inner().0,
+        game_id,
         caller,
         MoveRequest {
             text: body.text.into(),
@@ -106,7 +124,8 @@ pub async fn play(
         },
         state.clock.now(),
     )
-    .await?;
+    .await
+    .map_err(ApiError::from)?;
     let location = format!("/api/v1/games/{}/moves", played.mv.game_id);
     let mut response = HttpResponse::Created();
     response.insert_header(("Location", location));

@@ -1,5 +1,5 @@
 //! The HTTP API. Handlers are thin: they read the request, name the caller, call one service
-//! function and turn its answer into JSON. [`routes`] is the one list of endpoints; the server
+//! function and turn its answer into JSON. [`endpoints`] is the one list of endpoints; the server
 //! registers exactly these, and a test compares them with `openapi.yaml`.
 
 pub mod accounts;
@@ -15,26 +15,32 @@ pub mod views;
 use actix_web::http::{Method, header};
 use actix_web::{HttpRequest, HttpResponse, Route, web};
 
+use crate::api::auth::{Session, guard};
 use crate::api::problem::ApiError;
 use crate::service::PageRequest;
 
 /// The largest request body any endpoint accepts.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// One endpoint: its method, its path (in the same `{param}` form as `openapi.yaml`), and how to
-/// build its actix route.
+/// One endpoint: its method, its path (in the same `{param}` form as `openapi.yaml`), how to
+/// build its actix route, and where the session of a token sent to it is confirmed.
 pub struct Endpoint {
     pub method: Method,
     pub path: &'static str,
     pub route: fn() -> Route,
+    pub session: Session,
 }
 
 macro_rules! endpoint {
     ($method:ident $path:literal => $handler:path) => {
+        endpoint!($method $path => $handler, Session::Guard)
+    };
+    ($method:ident $path:literal => $handler:path, $session:expr) => {
         Endpoint {
             method: Method::$method,
             path: $path,
             route: || web::method(Method::$method).to($handler),
+            session: $session,
         }
     };
 }
@@ -46,7 +52,7 @@ macro_rules! endpoint {
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
-        endpoint!(POST "/api/v1/games/{id}/moves" => games::play),
+        endpoint!(POST "/api/v1/games/{id}/moves" => games::play, Session::Handler),
         endpoint!(GET "/healthz" => health::healthz),
         endpoint!(GET "/readyz" => health::readyz),
         endpoint!(GET "/api/v1/openapi.yaml" => health::openapi),
@@ -91,8 +97,8 @@ pub fn endpoints() -> Vec<Endpoint> {
     ]
 }
 
-/// Registers every endpoint, one resource per path, each answering other methods with a 405
-/// problem that lists the allowed ones.
+/// Registers every endpoint behind the token check, one resource per path, each answering other
+/// methods with a 405 problem that lists the allowed ones.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let endpoints = endpoints();
     let mut paths: Vec<&'static str> = Vec::new();
@@ -110,9 +116,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .join(", ");
         let mut resource = web::resource(path);
         for endpoint in here {
-            resource = resource.route((endpoint.route)());
+            resource = resource.route(guard((endpoint.route)(), endpoint.session));
         }
-        cfg.service(resource.default_service(web::to(move |req: HttpRequest| {
+        let others = web::to(move |req: HttpRequest| {
             let allow = allow.clone();
             async move {
                 let error = ApiError::MethodNotAllowed {
@@ -124,7 +130,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 }
                 Ok::<HttpResponse, actix_web::Error>(response)
             }
-        })));
+        });
+        cfg.service(resource.default_service(guard(others, Session::Guard)));
     }
 }
 

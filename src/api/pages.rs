@@ -7,13 +7,13 @@
 
 use std::sync::LazyLock;
 
-use actix_web::http::StatusCode;
+use actix_web::http::{StatusCode, header};
 use actix_web::{HttpResponse, web};
 use minijinja::{Environment, context};
 use serde::Deserialize;
 
 use super::Text;
-use crate::api::problem::ApiError;
+use crate::api::problem::{ApiError, BUSY_RETRY_AFTER_SECONDS};
 use crate::links::LinkPurpose;
 use crate::service::accounts::PASSWORD_MIN_CHARS;
 use crate::service::addresses;
@@ -72,19 +72,31 @@ fn problem_page(title: &str, error: impl Into<ApiError>) -> HttpResponse {
             StatusCode::INTERNAL_SERVER_ERROR,
             "Something went wrong on the server; please try again later.".to_owned(),
         ),
+        // Nothing is wrong with the link or the form: going back and sending it again works.
+        ApiError::Busy | ApiError::Unavailable => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{error}. Go back and send the form again."),
+        ),
         other => (StatusCode::BAD_REQUEST, other.to_string()),
     };
     if let ApiError::Internal(e) = &error {
         tracing::error!(error = %e, "page failed");
     }
-    Page {
+    let mut response = Page {
         status,
         title,
         message,
         form: None,
         token: None,
     }
-    .render()
+    .render();
+    if matches!(error, ApiError::Busy) {
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            header::HeaderValue::from(BUSY_RETRY_AFTER_SECONDS),
+        );
+    }
+    response
 }
 
 #[derive(Deserialize)]
@@ -150,6 +162,7 @@ pub async fn reset_submit(state: web::Data<AppState>, form: web::Form<ResetForm>
     let form = form.into_inner();
     match addresses::reset_password(
         &state.db,
+        &state.hasher,
         &state.notifier.links,
         form.token.into(),
         form.new_password.into(),

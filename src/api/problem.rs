@@ -29,7 +29,7 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// No valid credentials. Deliberately says nothing about which part was wrong.
     #[error("{0}")]
-    Unauthorized(&'static str),
+    Unauthorized(Unauthenticated),
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -63,8 +63,24 @@ pub enum ApiError {
     TooManyRequests(Limited),
     #[error("the service is temporarily unavailable; try again shortly")]
     Unavailable,
+    /// Refused at once because the work it needs is at its limit; sent with `Retry-After`.
+    #[error("the server is hashing as many passwords as it can; try again in a moment")]
+    Busy,
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
+}
+
+/// How long a client refused as busy should wait: a hash takes tens of milliseconds, so the
+/// queue it met has long emptied by then.
+pub const BUSY_RETRY_AFTER_SECONDS: u32 = 1;
+
+/// The `WWW-Authenticate` challenge of a 401 (RFC 6750, section 3): a token that was sent and
+/// does not hold is named as such, so that a client drops it instead of sending it again.
+fn bearer_challenge(why: Unauthenticated) -> &'static str {
+    match why {
+        Unauthenticated::InvalidToken => "Bearer realm=\"kuryr\", error=\"invalid_token\"",
+        Unauthenticated::NoToken | Unauthenticated::WrongCredentials => "Bearer realm=\"kuryr\"",
+    }
 }
 
 impl ApiError {
@@ -118,6 +134,7 @@ impl ApiError {
             ApiError::RequestTimeout => ("request-timeout", "The request took too long to arrive"),
             ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
+            ApiError::Busy => ("busy", "Too busy"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
     }
@@ -161,7 +178,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable | ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -172,11 +189,17 @@ impl ResponseError for ApiError {
         }
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON)));
-        if matches!(self, ApiError::Unauthorized(_)) {
-            response.insert_header((
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"kuryr\""),
-            ));
+        match self {
+            ApiError::Unauthorized(why) => {
+                response.insert_header((
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static(bearer_challenge(*why)),
+                ));
+            }
+            ApiError::Busy => {
+                response.insert_header((header::RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS));
+            }
+            _ => {}
         }
         if let ApiError::TooManyRequests(limited) = self {
             for (name, value) in rate_limit_headers(limited) {
@@ -233,10 +256,7 @@ impl From<ServiceError> for ApiError {
         match e {
             ServiceError::NotFound(detail) => ApiError::NotFound(detail),
             ServiceError::Forbidden(detail) => ApiError::Forbidden(detail),
-            ServiceError::Unauthenticated(why) => ApiError::Unauthorized(match why {
-                Unauthenticated::WrongCredentials => crate::auth::INVALID_CREDENTIALS,
-                Unauthenticated::InvalidToken => crate::auth::INVALID_TOKEN,
-            }),
+            ServiceError::Unauthenticated(why) => ApiError::Unauthorized(why),
             ServiceError::Invalid { field, detail } => ApiError::Validation { detail, field },
             ServiceError::Conflict { kind, detail } => {
                 let problem = ApiError::conflict(kind.slug(), kind.title(), detail);
@@ -263,6 +283,7 @@ impl From<ServiceError> for ApiError {
             }
             ServiceError::Limited(limited) => ApiError::TooManyRequests(limited),
             ServiceError::Unavailable => ApiError::Unavailable,
+            ServiceError::Busy => ApiError::Busy,
             ServiceError::Internal(cause) => ApiError::Internal(cause),
         }
     }

@@ -11,6 +11,7 @@ use diesel::QueryResult;
 use super::addresses;
 use super::error::{Conflict, ServiceError, Unauthenticated};
 use super::notifications::{self, Notifier};
+use super::passwords::Hasher;
 use crate::auth::{self, AuthUser, TokenKeys};
 use crate::db::models::User;
 use crate::db::users::{self, UniqueKey};
@@ -94,13 +95,6 @@ fn unconfirmed_key(user_id: &str) -> String {
     format!("unconfirmed:{user_id}")
 }
 
-async fn hash(password: String) -> Result<String, ServiceError> {
-    tokio::task::spawn_blocking(move || auth::hash_password(&password))
-        .await
-        .map_err(|e| ServiceError::Internal(e.into()))?
-        .map_err(ServiceError::Internal)
-}
-
 fn username_taken(username: &str) -> ServiceError {
     ServiceError::conflict(
         Conflict::UsernameTaken,
@@ -141,6 +135,7 @@ pub(super) fn check_unique(
 /// transaction; an operator's `user create` passes none.
 pub async fn register(
     db: &Database,
+    hasher: &Hasher,
     notifier: Option<&Notifier>,
     username: &str,
     email: &str,
@@ -150,7 +145,13 @@ pub async fn register(
     let username = validate_username(username)?;
     let email = validate_email(email)?;
     validate_password(&password, "password")?;
-    let password_hash = hash(password).await?;
+    // A read is far cheaper than a hash: a name already taken is refused before hashing, so
+    // that registering it over and over costs the server no more than reading. The write
+    // checks again, for a registration that raced this one.
+    let name = username.clone();
+    db.read(move |conn| check_unique(conn, Some(&name), None, None))
+        .await?;
+    let password_hash = hasher.hash(password).await?;
     let id = uuid::Uuid::now_v7().to_string();
     let naive_now = now.naive_utc();
     let user = User {
@@ -193,6 +194,7 @@ fn find_by_login(conn: &mut DbConn, login: &str) -> Result<Option<User>, Service
 /// Checks a username (or email) and password and issues an access token.
 pub async fn login(
     db: &Database,
+    hasher: &Hasher,
     keys: &TokenKeys,
     login: String,
     password: String,
@@ -200,10 +202,7 @@ pub async fn login(
 ) -> Result<String, ServiceError> {
     let user = db.read(move |conn| find_by_login(conn, &login)).await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
-    let verified =
-        tokio::task::spawn_blocking(move || auth::verify_password(&password, stored.as_deref()))
-            .await
-            .map_err(|e| ServiceError::Internal(e.into()))?;
+    let verified = hasher.verify(password, stored).await?;
     match user {
         Some(user) if verified => keys
             .issue(&user.id, user.session_version, now)
@@ -322,15 +321,15 @@ pub async fn update(
     .await
 }
 
-/// Replaces a password and ends every session issued before; returns the new session version.
+/// Stores a new password hash and ends every session issued before; returns the new session
+/// version. With `expected_hash`, only if the password is still the one the caller checked.
 pub(super) async fn set_password_hash(
     db: &Database,
     id: String,
-    new_password: String,
+    new_hash: String,
     expected_hash: Option<String>,
     now: DateTime<Utc>,
 ) -> Result<i32, ServiceError> {
-    let new_hash = hash(new_password).await?;
     db.write(move |conn| {
         let user = users::get(conn, &id)?;
         if let Some(expected) = expected_hash
@@ -352,6 +351,7 @@ pub(super) async fn set_password_hash(
 /// (every older token stops working).
 pub async fn change_password(
     db: &Database,
+    hasher: &Hasher,
     keys: &TokenKeys,
     id: String,
     current_password: String,
@@ -361,18 +361,23 @@ pub async fn change_password(
     validate_password(&new_password, "new_password")?;
     let user = get(db, id.clone()).await?;
     let stored = user.password_hash.clone();
-    let verified = tokio::task::spawn_blocking(move || {
-        auth::verify_password(&current_password, Some(&stored))
-    })
-    .await
-    .map_err(|e| ServiceError::Internal(e.into()))?;
-    if !verified {
+    // Checked and hashed in one turn of a hashing thread: once the current password is right,
+    // the change cannot be refused as busy half-way.
+    let new_hash = hasher
+        .run(move |memory| {
+            auth::verify_password(&current_password, Some(&stored), memory)
+                .then(|| auth::hash_password(&new_password, memory))
+                .transpose()
+        })
+        .await?
+        .map_err(ServiceError::Internal)?;
+    let Some(new_hash) = new_hash else {
         return Err(ServiceError::Forbidden(
             "the current password is wrong; the password was not changed".into(),
         ));
-    }
+    };
     let version =
-        set_password_hash(db, id.clone(), new_password, Some(user.password_hash), now).await?;
+        set_password_hash(db, id.clone(), new_hash, Some(user.password_hash), now).await?;
     keys.issue(&id, version, now)
         .map_err(ServiceError::Internal)
 }
@@ -380,13 +385,15 @@ pub async fn change_password(
 /// An operator's password reset from the command line.
 pub async fn reset_password(
     db: &Database,
+    hasher: &Hasher,
     username: String,
     new_password: String,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     validate_password(&new_password, "password")?;
     let user = by_username(db, username).await?;
-    set_password_hash(db, user.id, new_password, None, now).await?;
+    let new_hash = hasher.hash(new_password).await?;
+    set_password_hash(db, user.id, new_hash, None, now).await?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 use super::accounts::{self, check_unique, key};
 use super::error::ServiceError;
 use super::notifications::{self, Notifier, Settings};
+use super::passwords::Hasher;
 use crate::clock;
 use crate::db::models::User;
 use crate::db::users;
@@ -164,6 +165,7 @@ pub async fn request_password_reset(
 /// Sets a new password from a reset link; every older token and reset link stops working.
 pub async fn reset_password(
     db: &Database,
+    hasher: &Hasher,
     links: &LinkSigner,
     token: String,
     new_password: String,
@@ -179,7 +181,8 @@ pub async fn reset_password(
     if user.session_version.to_string() != claims.bound {
         return Err(invalid_link("password reset"));
     }
-    accounts::set_password_hash(db, user.id, new_password, Some(user.password_hash), now)
+    let new_hash = hasher.hash(new_password).await?;
+    accounts::set_password_hash(db, user.id, new_hash, Some(user.password_hash), now)
         .await
         .map_err(|e| match e {
             // The password changed meanwhile, through this link or another way.

@@ -32,6 +32,9 @@ pub enum ServiceError {
     /// Storage cannot be reached for now.
     #[error("the service is temporarily unavailable; try again shortly")]
     Unavailable,
+    /// Too many passwords are being hashed at once; this request was refused before it waited.
+    #[error("the server is hashing as many passwords as it can; try again in a moment")]
+    Busy,
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
 }
@@ -39,12 +42,14 @@ pub enum ServiceError {
 /// Why nobody could be identified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Unauthenticated {
-    #[error("the username or password is wrong")]
+    #[error("{}", crate::auth::INVALID_CREDENTIALS)]
     WrongCredentials,
-    #[error(
-        "a valid access token is required: send `Authorization: Bearer <token>` with a token from POST /api/v1/auth/login"
-    )]
+    /// A token was sent, and it is malformed, forged, expired, or its session has ended.
+    #[error("{}", crate::auth::INVALID_TOKEN)]
     InvalidToken,
+    /// No token was sent where one is needed.
+    #[error("{}", crate::auth::TOKEN_REQUIRED)]
+    NoToken,
 }
 
 /// The conflicts a use case can meet, each with its stable name.

@@ -364,7 +364,15 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
-    let (game, players) = read_game(conn, game_id)?;
+    let (game, players) = match read_game(conn, game_id) {
+        Err(ServiceError::NotFound(detail)) => {
+            // No game, so no player row to confirm the session from: an ended session is
+            // answered as such, as everywhere, before the missing game.
+            confirm_session(conn, caller, None)?;
+            return Err(ServiceError::NotFound(detail));
+        }
+        read => read?,
+    };
     match decide(conn, game, players, notifier, caller, request, now)? {
         Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, *plan)?))),
         Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
@@ -445,6 +453,23 @@ fn read_game(conn: &mut DbConn, game_id: &str) -> Result<(GameState, [Player; 2]
     Ok((GameState::from_row(row)?, players.map(Player::from)))
 }
 
+/// Refuses a caller whose session has ended (the account is gone, or its password changed since
+/// the token), reading the account's session version unless it is already `known`.
+fn confirm_session(
+    conn: &mut DbConn,
+    caller: &Caller,
+    known: Option<i32>,
+) -> Result<(), ServiceError> {
+    let session_version = match known {
+        Some(version) => Some(version),
+        None => db::games::session_version(conn, &caller.id)?,
+    };
+    if session_version != Some(caller.session_version) {
+        return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
+    }
+    Ok(())
+}
+
 /// Decides what a move request comes to, writing nothing.
 fn decide(
     conn: &mut DbConn,
@@ -458,13 +483,11 @@ fn decide(
     let side = game.side_of(&caller.id);
     // The caller's token was only checked for its signature and expiry; the session is confirmed
     // here, from the row the game query already read.
-    let session_version = match side {
-        Some(side) => Some(players[side.index()].session_version),
-        None => db::games::session_version(conn, &caller.id)?,
-    };
-    if session_version != Some(caller.session_version) {
-        return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
-    }
+    confirm_session(
+        conn,
+        caller,
+        side.map(|side| players[side.index()].session_version),
+    )?;
     let Some(side) = side else {
         return Err(ServiceError::Forbidden(
             "you are not a player in this game; only its two players can move".into(),

@@ -12,6 +12,7 @@ pub mod game;
 pub mod games;
 pub mod notifications;
 pub mod outbox;
+pub mod passwords;
 pub mod records;
 pub mod scheduler;
 pub mod vacations;

@@ -23,6 +23,7 @@ use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
 use kuryr::service::Clock;
 use kuryr::service::notifications::Notifier;
 use kuryr::service::outbox::{self, Delivered};
+use kuryr::service::passwords::{Hasher, HasherSettings};
 use kuryr::service::scheduler::{self, Ticked};
 
 use crate::smtp::TestSmtp;
@@ -139,13 +140,32 @@ fn fresh_storage() -> (DatabaseUrl, Storage) {
     }
 }
 
+/// How the test apps hash passwords: a queue long enough for every test's bursts, so that only
+/// the tests that mean to meet a full queue meet one.
+const TEST_HASHING: HasherSettings = HasherSettings {
+    threads: 2,
+    queue: 64,
+};
+
 /// Starts the app on a new, migrated database.
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with(|state| state).await
+    spawn_app_configured(TEST_HASHING, |state| state).await
+}
+
+/// [`spawn_app`] with passwords hashed as `hashing` says.
+pub async fn spawn_app_hashing(hashing: HasherSettings) -> TestApp {
+    spawn_app_configured(hashing, |state| state).await
 }
 
 /// [`spawn_app`] with the app's state changed first (its limits, its trusted proxies).
 pub async fn spawn_app_with(customize: impl FnOnce(AppState) -> AppState) -> TestApp {
+    spawn_app_configured(TEST_HASHING, customize).await
+}
+
+async fn spawn_app_configured(
+    hashing: HasherSettings,
+    customize: impl FnOnce(AppState) -> AppState,
+) -> TestApp {
     let (url, storage) = fresh_storage();
     let migrate_url = url.clone();
     tokio::task::spawn_blocking(move || db::run_migrations(&migrate_url))
@@ -155,7 +175,7 @@ pub async fn spawn_app_with(customize: impl FnOnce(AppState) -> AppState) -> Tes
     let clock = Arc::new(TestClock(Mutex::new(
         "2026-11-22T12:00:00Z".parse::<DateTime<Utc>>().unwrap(),
     )));
-    start_app(url, Rc::new(storage), clock, customize).await
+    start_app(url, Rc::new(storage), clock, hashing, customize).await
 }
 
 impl TestApp {
@@ -166,6 +186,7 @@ impl TestApp {
             self.db.url().clone(),
             self._storage.clone(),
             self.clock.clone(),
+            self.state.hasher.settings(),
             |state| state,
         )
         .await
@@ -176,14 +197,17 @@ async fn start_app(
     url: DatabaseUrl,
     storage: Rc<Storage>,
     clock: Arc<TestClock>,
+    hashing: HasherSettings,
     customize: impl FnOnce(AppState) -> AppState,
 ) -> TestApp {
     let db = Database::connect(&url, 4).expect("database opens");
     let secret = SecretString::from(SECRET.to_owned());
     let tokens = TokenKeys::new(&secret, 24);
     let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
+    let hasher = Hasher::start(hashing).expect("the hashing threads start");
     let state = web::Data::new(customize(AppState::new(
         db.clone(),
+        hasher,
         tokens,
         clock.clone(),
         notifier,
