@@ -387,7 +387,7 @@ impl TestApp {
     /// One round of the outbox worker, asked to stop by `stop`.
     pub async fn deliver_until(&self, mailer: &Mailer, stop: &CancellationToken) -> Delivered {
         let notifier = &self.state.notifier;
-        outbox::deliver_due(&self.db, mailer, notifier, self.clock.now(), stop)
+        outbox::deliver_due(&self.db, mailer, notifier, &*self.clock, stop)
             .await
             .expect("the outbox delivers")
     }

@@ -14,6 +14,7 @@ mod lukaszewicz;
 mod mail;
 mod notifications;
 mod openapi;
+mod outbox;
 mod pages;
 mod robustness;
 mod rules;
