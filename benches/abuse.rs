@@ -8,8 +8,9 @@
 //! use different ones, as they would on the internet. Scenarios:
 //! - `slow bodies`: thousands of connections sending a request body a byte at a time;
 //! - `login flood`: 64 connections sending wrong passwords for one account, default limits;
-//! - `hash flood`: the same with the login limits off, as a botnet of many addresses would get,
-//!   so every request reaches the password hash: memory and latency under the hash bound;
+//! - `hash flood`: the same from 64 addresses (127.0.1.1–64) with the login limits off, as a
+//!   botnet would get, so every request reaches the password hash: memory and latency under the
+//!   hash bound;
 //! - `mail bomb`: registrations, confirmation and reset requests aimed at one inbox;
 //! - `reset timing`: how long a reset request takes to answer for a confirmed address and for
 //!   an unknown one (mail limits off, so that every request does its full work).
@@ -46,7 +47,7 @@ fn main() {
     }
     if wanted("login flood") {
         let (server, game) = Kuryr::start(&work.path().join("defaults"), &[]);
-        login_flood("login flood (default limits)", &server, &game);
+        login_flood("login flood (default limits)", &server, &game, 1);
     }
     if wanted("hash flood") {
         let (server, game) = Kuryr::start(
@@ -56,7 +57,7 @@ fn main() {
                 ("KURYR_LIMIT_LOGIN_FAILURES_PER_CLIENT", "off"),
             ],
         );
-        login_flood("hash flood (login limits off)", &server, &game);
+        login_flood("hash flood (login limits off)", &server, &game, 64);
     }
     if wanted("mail bomb") {
         mail_bomb(&work.path().join("mail"));
@@ -354,7 +355,8 @@ fn slow_bodies(work: &Path) {
     drop(game);
 }
 
-fn login_flood(name: &str, server: &Kuryr, game: &str) {
+/// 64 connections sending wrong passwords, spread over `addresses` client addresses.
+fn login_flood(name: &str, server: &Kuryr, game: &str, addresses: u8) {
     const CONNECTIONS: usize = 64;
     const SECONDS: u64 = 10;
     let (rss_before, _) = server.rss_mb();
@@ -370,14 +372,19 @@ fn login_flood(name: &str, server: &Kuryr, game: &str) {
     let deadline = Instant::now() + Duration::from_secs(SECONDS);
     let port = server.port;
     let flood: Vec<_> = (0..CONNECTIONS)
-        .map(|_| {
+        .map(|i| {
             let statuses = statuses.clone();
+            let from = if addresses <= 1 {
+                ATTACKER
+            } else {
+                Ipv4Addr::new(127, 0, 1, 1 + (i % usize::from(addresses)) as u8)
+            };
             std::thread::spawn(move || {
                 let body = json!({"username": "white", "password": "a wrong guess"});
                 let mut stream = None;
                 while Instant::now() < deadline {
                     if stream.is_none() {
-                        stream = connect(ATTACKER, port).ok();
+                        stream = connect(from, port).ok();
                     }
                     let Some(connection) = stream.as_mut() else {
                         std::thread::sleep(Duration::from_millis(10));
@@ -428,7 +435,7 @@ fn login_flood(name: &str, server: &Kuryr, game: &str) {
     let health_p99 = results[0].0.percentile(99.0);
     let game_p99 = results[1].0.percentile(99.0);
     println!(
-        "{name}: {CONNECTIONS} connections for {SECONDS} s from one address, {answered} logins answered ({counts}); RSS {rss_before:.0} MB before, peak {peak:.0} MB (sampled {peak_during:.0} MB), {now:.0} MB after; /healthz p99 {health_p99:.1} ms ({} failed), GET game p99 {game_p99:.1} ms ({} failed)",
+        "{name}: {CONNECTIONS} connections for {SECONDS} s from {addresses} address(es), {answered} logins answered ({counts}); RSS {rss_before:.0} MB before, peak {peak:.0} MB (sampled {peak_during:.0} MB), {now:.0} MB after; /healthz p99 {health_p99:.1} ms ({} failed), GET game p99 {game_p99:.1} ms ({} failed)",
         results[0].1, results[1].1,
     );
 }

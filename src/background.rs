@@ -18,7 +18,8 @@ use crate::mail::Mailer;
 use crate::service::notifications::Notifier;
 use crate::service::{Clock, outbox, scheduler};
 
-/// How often the outbox is checked: turn mails should leave within seconds of the move.
+/// How often the outbox is checked: turn mails should leave within seconds of the move, and a
+/// crashed worker's mail soon after its lease (`outbox::LEASE`) runs out.
 const OUTBOX_POLL: Duration = Duration::from_secs(2);
 /// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
@@ -97,7 +98,7 @@ async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
         ..
     } = &*work;
     while !stop.is_cancelled() {
-        match outbox::deliver_due(db, mailer, notifier, clock.now(), &stop).await {
+        match outbox::deliver_due(db, mailer, notifier, clock.as_ref(), &stop).await {
             // Something was done, so more may be waiting: go on at once.
             Ok(done) if done.sent + done.retrying + done.failed > 0 => continue,
             Ok(_) => {}

@@ -336,6 +336,8 @@ pub fn load_or_create_secret(path: &Path) -> anyhow::Result<SecretString> {
     use anyhow::Context;
     use rand::RngCore;
     if let Ok(existing) = std::fs::read_to_string(path) {
+        crate::files::tighten_file_if_present(path)
+            .with_context(|| format!("cannot make {} private", path.display()))?;
         let existing = existing.trim();
         anyhow::ensure!(
             existing.len() >= 32,
@@ -345,7 +347,7 @@ pub fn load_or_create_secret(path: &Path) -> anyhow::Result<SecretString> {
         return Ok(SecretString::from(existing.to_owned()));
     }
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
+        crate::files::create_private_dir(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
     let mut bytes = [0u8; 32];

@@ -6,6 +6,7 @@
 //! * [`service`]: the use cases, each one transaction;
 //! * [`api`]: the HTTP handlers, thin wrappers around the services;
 //! * [`mail`]: notification mails, rendered and sent;
+//! * [`files`]: the private modes of the files and folders the server keeps;
 //! * [`startup`]: wiring it together.
 
 pub mod api;
@@ -15,6 +16,7 @@ pub mod clock;
 pub mod config;
 pub mod db;
 pub mod dice;
+pub mod files;
 pub mod http;
 pub mod limits;
 pub mod links;

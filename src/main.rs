@@ -26,6 +26,10 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    // What goes into it later is created private; a folder from before is made so now.
+    let data_dir = &cli.storage.data_dir;
+    kuryr::files::tighten_dir_if_present(data_dir)
+        .with_context(|| format!("cannot make {} private", data_dir.display()))?;
     let url = cli.storage.database_url().map_err(anyhow::Error::msg)?;
     match cli.command {
         Command::Serve(serve) => {

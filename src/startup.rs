@@ -89,11 +89,17 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
             .app_data(api::query_config())
             .app_data(api::form_config())
             .app_data(api::path_config())
-            .configure(api::configure)
-            .default_service(api::auth::guard(
-                web::to(api::not_found),
-                api::auth::Session::Guard,
-            ));
+            // A scope around everything because a `ServiceConfig` cannot take middleware, and
+            // the in-process tests must see what the real server sends.
+            .service(
+                web::scope("")
+                    .wrap(api::common_headers())
+                    .configure(api::configure)
+                    .default_service(api::auth::guard(
+                        web::to(api::not_found),
+                        api::auth::Session::Guard,
+                    )),
+            );
     }
 }
 

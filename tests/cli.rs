@@ -267,3 +267,205 @@ fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
     let (_, me) = http(server.port, "GET", "/api/v1/me", Some(token), None);
     assert_eq!(me["email_confirmed"], true, "{me}");
 }
+
+/// What the server keeps is private to its user whatever the umask it is started with.
+#[cfg(unix)]
+mod modes {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+    use std::process::{Command, Output};
+
+    use super::{mails_in, register_alice, wait_for_mail};
+    use crate::common::{Server, kuryr};
+
+    /// The umask of a typical login: new files readable by everyone.
+    const UMASK: &str = "022";
+
+    /// `command` run by a shell that first sets the umask; `exec` keeps the process id, so the
+    /// server can still be signalled.
+    fn under_umask(command: &Command) -> Command {
+        let mut shell = Command::new("sh");
+        shell
+            .arg("-c")
+            .arg(format!("umask {UMASK} && exec \"$0\" \"$@\""))
+            .arg(command.get_program())
+            .args(command.get_args());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => shell.env(key, value),
+                None => shell.env_remove(key),
+            };
+        }
+        shell
+    }
+
+    fn serve(data_dir: &Path) -> Server {
+        let mut command = kuryr(data_dir);
+        command.args(["serve", "--listen", "127.0.0.1:0"]);
+        Server::start(under_umask(&command))
+    }
+
+    fn migrate(command: &mut Command) -> Output {
+        let output = under_umask(command.arg("migrate")).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    fn set_mode(path: &Path, mode: u32) {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    /// Asserts `path` has `expected`, naming it and its mode when it has not.
+    fn assert_mode(path: &Path, expected: u32) {
+        let actual = mode(path);
+        assert_eq!(
+            actual,
+            expected,
+            "{} is {actual:03o}, not {expected:03o}",
+            path.display()
+        );
+    }
+
+    fn beside(path: &Path, suffix: &str) -> std::path::PathBuf {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        name.into()
+    }
+
+    #[test]
+    fn the_umask_would_make_files_readable_by_others() {
+        // The check of the helper itself: without the server's care, the modes would be loose.
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("folder");
+        let status = under_umask(Command::new("mkdir").arg(&folder))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_mode(&folder, 0o755);
+    }
+
+    #[test]
+    fn a_fresh_data_folder_and_everything_in_it_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let server = serve(&data);
+        register_alice(server.port);
+        let folder = data.join("mail");
+        wait_for_mail(&folder);
+
+        let database = data.join("kuryr.sqlite3");
+        assert_mode(&data, 0o700);
+        assert_mode(&database, 0o600);
+        // The server holds the database open in WAL mode, so both files are there.
+        assert_mode(&beside(&database, "-wal"), 0o600);
+        assert_mode(&beside(&database, "-shm"), 0o600);
+        assert_mode(&data.join("jwt-secret"), 0o600);
+        assert_mode(&folder, 0o700);
+        let mails = mails_in(&folder);
+        assert!(!mails.is_empty());
+        for mail in &mails {
+            assert_mode(mail, 0o600);
+        }
+        // Nothing else lies around (no partial mail, no file of another mode).
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            assert!(mails.contains(&path), "{}", path.display());
+        }
+    }
+
+    #[test]
+    fn loose_modes_left_from_before_are_tightened_and_said_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let database = data.join("kuryr.sqlite3");
+        let wal = beside(&database, "-wal");
+        let secret = data.join("jwt-secret");
+        let folder = data.join("mail");
+        {
+            let server = serve(&data);
+            register_alice(server.port);
+            wait_for_mail(&folder);
+            // Dropped: killed with SIGKILL, so the WAL and its index stay behind.
+        }
+        assert!(wal.exists(), "a killed server leaves its WAL");
+        // As an older version, a restore from a backup or a careless chmod may leave them.
+        for (path, loose) in [
+            (&data, 0o755),
+            (&database, 0o644),
+            (&wal, 0o644),
+            (&secret, 0o644),
+            (&folder, 0o775),
+        ] {
+            set_mode(path, loose);
+        }
+
+        let migrated = migrate(&mut kuryr(&data));
+        let log = String::from_utf8_lossy(&migrated.stderr).into_owned();
+        assert_mode(&data, 0o700);
+        assert_mode(&database, 0o600);
+        if wal.exists() {
+            assert_mode(&wal, 0o600);
+        }
+        for said in [&data, &database, &wal] {
+            assert!(
+                log.lines()
+                    .any(|line| line.contains(&said.display().to_string())
+                        && line.contains("its mode is now")),
+                "the log does not say {} was tightened:\n{log}",
+                said.display()
+            );
+        }
+
+        let server = serve(&data);
+        assert_mode(&secret, 0o600);
+        // The mail folder is made private when the next mail is written into it.
+        let (status, _) = super::http(
+            server.port,
+            "POST",
+            "/api/v1/auth/register",
+            None,
+            Some(
+                serde_json::json!({"username": "bob", "email": "bob@example.org", "password": "correct horse"}),
+            ),
+        );
+        assert_eq!(status, 201);
+        let started = std::time::Instant::now();
+        while mails_in(&folder).len() < 2 {
+            assert!(started.elapsed().as_secs() < 30, "no second mail");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_mode(&folder, 0o700);
+        for mail in mails_in(&folder) {
+            assert_mode(&mail, 0o600);
+        }
+    }
+
+    #[test]
+    fn a_sqlite_file_outside_the_data_folder_is_private_and_its_folder_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        set_mode(&shared, 0o755);
+        let database = shared.join("kuryr/games.sqlite3");
+        let mut command = kuryr(&dir.path().join("data"));
+        command.env("DATABASE_URL", format!("sqlite://{}", database.display()));
+        migrate(&mut command);
+        assert_mode(&database, 0o600);
+        assert_mode(&shared.join("kuryr"), 0o700);
+        assert_mode(&shared, 0o755);
+        // Nothing was put into the data folder, so there is none.
+        assert!(!dir.path().join("data").exists());
+    }
+}

@@ -131,8 +131,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 Ok::<HttpResponse, actix_web::Error>(response)
             }
         });
-        cfg.service(resource.default_service(guard(others, Session::Guard)));
+        let resource = resource.default_service(guard(others, Session::Guard));
+        // On the whole resource, so that the answers made before a handler runs (a query or form
+        // that cannot be read, a method not allowed) carry them too.
+        if pages::PATHS.contains(&path) {
+            cfg.service(resource.wrap(pages::security_headers()));
+        } else {
+            cfg.service(resource);
+        }
     }
+}
+
+/// Headers on every answer of the server: no browser may guess a type other than the one
+/// declared (a problem document or a JSON body holding user text read as HTML).
+pub fn common_headers() -> actix_web::middleware::DefaultHeaders {
+    actix_web::middleware::DefaultHeaders::new().add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
 }
 
 /// Answers a URL that matches no endpoint.

@@ -4,13 +4,20 @@
 //!
 //! Unsubscribing takes a POST: RFC 8058's one-click POST from the mail client, or the button on
 //! the page a GET shows. A GET alone changes nothing, because mail scanners follow links.
+//!
+//! Every answer on these paths, page or problem, whatever its status, carries
+//! [`security_headers`]: the URLs hold tokens that confirm an address or set a password, so the
+//! pages load nothing, run nothing, cannot be framed, post their forms only to this server, are
+//! not cached and send no `Referer`.
 
 use std::sync::LazyLock;
 
 use actix_web::http::{StatusCode, header};
+use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpResponse, web};
 use minijinja::{Environment, context};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 
 use super::Text;
 use crate::api::problem::{ApiError, BUSY_RETRY_AFTER_SECONDS};
@@ -19,12 +26,68 @@ use crate::service::accounts::PASSWORD_MIN_CHARS;
 use crate::service::addresses;
 use crate::startup::AppState;
 
+/// The paths of the pages, which [`security_headers`] wrap.
+pub const PATHS: [&str; 3] = ["/confirm-email", "/reset-password", "/unsubscribe"];
+
+const PAGE_TEMPLATE: &str = include_str!("templates/page.html");
+
 static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
     let mut env = Environment::new();
-    env.add_template("page.html", include_str!("templates/page.html"))
+    env.add_template("page.html", PAGE_TEMPLATE)
         .expect("the page template parses");
     env
 });
+
+/// The page's policy: nothing may load or run but the template's one style block, named by its
+/// hash (so no injected style could apply either); forms post only here; no framing (against
+/// clickjacking the reset form); no `<base>` to redirect the relative form actions.
+static CONTENT_SECURITY_POLICY: LazyLock<String> = LazyLock::new(|| {
+    let style = style_block(PAGE_TEMPLATE).unwrap_or_default();
+    format!(
+        "default-src 'none'; style-src 'sha256-{}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        base64(&Sha256::digest(style.as_bytes()))
+    )
+});
+
+/// The text of the first `<style>` element, which is what a browser hashes.
+fn style_block(html: &str) -> Option<&str> {
+    let start = html.find("<style>")? + "<style>".len();
+    let length = html[start..].find("</style>")?;
+    Some(&html[start..start + length])
+}
+
+/// Standard base64 with padding (RFC 4648), the form CSP hashes take.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let group = chunk.iter().enumerate().fold(0u32, |group, (i, byte)| {
+            group | u32::from(*byte) << (16 - 8 * i)
+        });
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(group >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The headers of every answer on the pages' paths (see the module's comment). `no-store`: a
+/// shared browser's history or cache must not keep a form holding a reset token.
+pub fn security_headers() -> DefaultHeaders {
+    DefaultHeaders::new()
+        .add((
+            header::CONTENT_SECURITY_POLICY,
+            CONTENT_SECURITY_POLICY.as_str(),
+        ))
+        .add((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .add((header::X_FRAME_OPTIONS, "DENY"))
+        .add((header::REFERRER_POLICY, "no-referrer"))
+        .add((header::CACHE_CONTROL, "no-store"))
+}
 
 struct Page<'a> {
     status: StatusCode,
@@ -59,8 +122,6 @@ impl Page<'_> {
         };
         HttpResponse::build(status)
             .content_type("text/html; charset=utf-8")
-            .insert_header(("Cache-Control", "no-store"))
-            .insert_header(("Referrer-Policy", "no-referrer"))
             .body(html)
     }
 }
@@ -263,7 +324,38 @@ mod tests {
                 if form.is_some() {
                     assert!(html.contains("<form method=\"post\""), "{html}");
                 }
+                // The policy allows the page's style by its hash: what the browser hashes is what
+                // was rendered, so the two must agree to the byte.
+                let style = style_block(&html).expect("the page has its style");
+                let hash = base64(&Sha256::digest(style.as_bytes()));
+                assert!(
+                    CONTENT_SECURITY_POLICY.contains(&format!("style-src 'sha256-{hash}'")),
+                    "{}",
+                    *CONTENT_SECURITY_POLICY
+                );
+                assert!(
+                    !html.contains(" style="),
+                    "no inline style attributes: {html}"
+                );
+                assert!(!html.contains("<script"), "{html}");
             }
         }
+    }
+
+    #[test]
+    fn base64_is_the_standard_one() {
+        // RFC 4648, section 10.
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+        assert_eq!(base64(&[0xfb, 0xff]), "+/8=");
     }
 }

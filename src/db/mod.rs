@@ -306,14 +306,12 @@ fn begin_write(conn: &mut DbConn) -> QueryResult<()> {
     }
 }
 
-/// Creates the SQLite file's folder if needed and applies every pending migration. Returns the
-/// names of the migrations it applied.
+/// Prepares the SQLite file (see `prepare_sqlite_file`) and applies every pending migration.
+/// Returns the names of the migrations it applied.
 pub fn run_migrations(url: &DatabaseUrl) -> anyhow::Result<Vec<String>> {
-    if let DatabaseUrl::Sqlite(path) = url
-        && let Some(parent) = Path::new(path).parent()
-        && !parent.as_os_str().is_empty()
-    {
-        std::fs::create_dir_all(parent)?;
+    if let DatabaseUrl::Sqlite(path) = url {
+        prepare_sqlite_file(Path::new(path))
+            .map_err(|e| anyhow::anyhow!("cannot prepare the database file {path}: {e}"))?;
     }
     let conn = url
         .connect()
@@ -327,6 +325,29 @@ pub fn run_migrations(url: &DatabaseUrl) -> anyhow::Result<Vec<String>> {
             .map(|v| v.iter().map(ToString::to_string).collect()),
     };
     applied.map_err(|e| anyhow::anyhow!("migrations failed on {}: {e}", url.display()))
+}
+
+/// Creates the SQLite file's missing folders and the file itself, private, before SQLite first
+/// opens it: SQLite would create it with the umask's mode (typically readable by everyone), and
+/// it gives its `-wal`, `-shm` and `-journal` files the main file's mode. An existing file, and
+/// those left beside it by a crash, are made private. A `file:` URI is SQLite's to interpret and
+/// is left as it is.
+fn prepare_sqlite_file(path: &Path) -> std::io::Result<()> {
+    if path.to_string_lossy().starts_with("file:") {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        crate::files::create_private_dir(parent)?;
+    }
+    crate::files::private_file(path)?;
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut beside = path.as_os_str().to_owned();
+        beside.push(suffix);
+        crate::files::tighten_file_if_present(Path::new(&beside))?;
+    }
+    Ok(())
 }
 
 /// Answers whether the database can run a query, for `/readyz`.

@@ -26,7 +26,9 @@ pub fn insert(conn: &mut DbConn, row: &OutboxRow) -> QueryResult<()> {
 }
 
 /// Claims up to `limit` pending rows due at `now` whose lease (if any) has run out, leasing them
-/// until `lease_until`; answers them with their recipients, the longest waiting first.
+/// until `lease_until`; answers them with their recipients, the longest waiting first. Each
+/// row's `locked_until` is its lease as stored, which [`renew`] and [`release`] take as proof
+/// that the lease is still the claimer's: a later claim always stores a later time.
 pub fn claim_due(
     conn: &mut DbConn,
     now: NaiveDateTime,
@@ -98,11 +100,37 @@ pub fn record_attempt(conn: &mut DbConn, id: &str, attempt: Attempt) -> QueryRes
         .map(drop)
 }
 
+/// Extends the lease on row `id` to `until` if it is still the one its holder took (`held`, as
+/// stored); answers whether it was. A row whose lease ran out and was claimed by another worker
+/// is not renewed.
+pub fn renew(
+    conn: &mut DbConn,
+    id: &str,
+    held: NaiveDateTime,
+    until: NaiveDateTime,
+) -> QueryResult<bool> {
+    diesel::update(
+        outbox::table
+            .find(id)
+            .filter(outbox::status.eq(delivery::PENDING))
+            .filter(outbox::locked_until.eq(held)),
+    )
+    .set(outbox::locked_until.eq(until))
+    .execute(conn)
+    .map(|renewed| renewed == 1)
+}
+
 /// Gives claimed rows back at once, without waiting for their lease to run out (a worker that
-/// stops before sending them).
-pub fn release(conn: &mut DbConn, ids: &[String]) -> QueryResult<()> {
-    diesel::update(outbox::table.filter(outbox::id.eq_any(ids)))
+/// stops before sending them): each `(id, held lease)` that is still held.
+pub fn release(conn: &mut DbConn, held: &[(String, NaiveDateTime)]) -> QueryResult<()> {
+    for (id, lease) in held {
+        diesel::update(
+            outbox::table
+                .find(id)
+                .filter(outbox::locked_until.eq(lease)),
+        )
         .set(outbox::locked_until.eq(None::<NaiveDateTime>))
-        .execute(conn)
-        .map(drop)
+        .execute(conn)?;
+    }
+    Ok(())
 }

@@ -1,15 +1,24 @@
 //! Delivery: an SMTP server when one is configured, otherwise a folder of `.eml` files.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use lettre::message::Mailbox;
 use lettre::transport::smtp::{self, AsyncSmtpTransportBuilder};
-use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use secrecy::{ExposeSecret, SecretString};
 use url::Url;
 
 use super::message::OutgoingMail;
+
+/// The longest one delivery over SMTP may take. The outbox leases a row for longer
+/// (`service::outbox::LEASE`), so a worker never loses the row it is sending to another one.
+pub const SEND_TIMEOUT: Duration = Duration::from_secs(20);
+/// The longest the SMTP server may take to accept the connection (lettre's default is a minute).
+/// Lettre's asynchronous transport bounds nothing else: a server that connects and then stays
+/// silent is cut off by [`SEND_TIMEOUT`].
+const SMTP_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why a message was not delivered, in words fit for the outbox row and the log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -161,12 +170,12 @@ enum Route {
     Smtp {
         url: SmtpUrl,
         // Built on first use: lettre's pool spawns its cleanup task on the current Tokio
-        // runtime, so it cannot be created while the settings are read.
-        transport: OnceLock<AsyncSmtpTransport<Tokio1Executor>>,
+        // runtime, so it cannot be created while the settings are read. Thrown away after an
+        // abandoned send (see `send_smtp`).
+        transport: Mutex<Option<AsyncSmtpTransport<Tokio1Executor>>>,
     },
     Folder {
         folder: PathBuf,
-        transport: AsyncFileTransport<Tokio1Executor>,
     },
 }
 
@@ -175,10 +184,9 @@ impl Mailer {
         let route = match settings.smtp_url {
             Some(url) => Route::Smtp {
                 url,
-                transport: OnceLock::new(),
+                transport: Mutex::new(None),
             },
             None => Route::Folder {
-                transport: AsyncFileTransport::new(&settings.folder),
                 folder: settings.folder,
             },
         };
@@ -200,7 +208,7 @@ impl Mailer {
     pub fn describe(&self) -> String {
         match &self.inner.route {
             Route::Smtp { url, .. } => format!("mail: SMTP {url}, sending as {}", self.inner.from),
-            Route::Folder { folder, .. } => format!(
+            Route::Folder { folder } => format!(
                 "mail: no SMTP server configured; writing each message as an .eml file into {}",
                 folder.display()
             ),
@@ -210,46 +218,80 @@ impl Mailer {
     /// The folder `.eml` files go to, when no SMTP server is configured.
     pub fn folder(&self) -> Option<&Path> {
         match &self.inner.route {
-            Route::Folder { folder, .. } => Some(folder),
+            Route::Folder { folder } => Some(folder),
             Route::Smtp { .. } => None,
         }
     }
 
+    /// Delivers one mail; over SMTP within [`SEND_TIMEOUT`], past which the attempt is abandoned
+    /// as a temporary failure.
     pub async fn send(&self, mail: &OutgoingMail) -> Result<(), DeliveryError> {
         let message = mail.to_message(&self.inner.from, &self.inner.message_id_host)?;
         match &self.inner.route {
-            Route::Smtp { url, transport } => {
-                let transport = transport.get_or_init(|| {
-                    url.transport_builder()
-                        .pool_config(smtp::PoolConfig::new())
-                        .build()
-                });
-                transport
-                    .send(message)
-                    .await
-                    .map(drop)
-                    .map_err(|e| classify_smtp_error(&e, url))
-            }
-            Route::Folder { folder, transport } => {
-                let cannot_write = |e: &dyn std::fmt::Display| {
-                    DeliveryError::Temporary(format!(
-                        "cannot write the message into {}: {e}",
-                        folder.display()
-                    ))
-                };
-                tokio::fs::create_dir_all(folder)
-                    .await
-                    .map_err(|e| cannot_write(&e))?;
-                transport.send(message).await.map(drop).map_err(|e| {
-                    // lettre words every file error as a "response error"; its source says more.
-                    match std::error::Error::source(&e) {
-                        Some(source) => cannot_write(&source),
-                        None => cannot_write(&e),
-                    }
+            Route::Smtp { url, transport } => send_smtp(url, transport, message).await,
+            Route::Folder { folder } => {
+                let folder = folder.clone();
+                let formatted = message.formatted();
+                let written = tokio::task::spawn_blocking(move || {
+                    write_eml(&folder, &formatted).map_err(|e| {
+                        DeliveryError::Temporary(format!(
+                            "cannot write the message into {}: {e}",
+                            folder.display()
+                        ))
+                    })
+                })
+                .await;
+                written.unwrap_or_else(|e| {
+                    Err(DeliveryError::Temporary(format!(
+                        "the task writing the message failed: {e}"
+                    )))
                 })
             }
         }
     }
+}
+
+async fn send_smtp(
+    url: &SmtpUrl,
+    transport: &Mutex<Option<AsyncSmtpTransport<Tokio1Executor>>>,
+    message: Message,
+) -> Result<(), DeliveryError> {
+    let pool = transport
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(|| {
+            url.transport_builder()
+                .timeout(Some(SMTP_CONNECT_TIMEOUT))
+                .pool_config(smtp::PoolConfig::new())
+                .build()
+        })
+        .clone();
+    match tokio::time::timeout(SEND_TIMEOUT, pool.send(message)).await {
+        Ok(sent) => sent.map(drop).map_err(|e| classify_smtp_error(&e, url)),
+        Err(_) => {
+            // The abandoned connection goes back into its pool out of step with the server, and
+            // the next mail on it would read this one's answers; a new pool starts afresh, and
+            // the old one closes its connections when its last user lets go.
+            transport
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            Err(DeliveryError::Temporary(format!(
+                "the mail server at {} did not finish within {} s; abandoned",
+                url.redacted,
+                SEND_TIMEOUT.as_secs()
+            )))
+        }
+    }
+}
+
+/// Writes one message as `<uuid>.eml`, named as lettre's file transport names them (the UUID is
+/// a time-ordered one, so the files sort by age), but private to the server's user from the start: these files hold password-reset and confirmation links, and a
+/// file written with the umask's mode would be readable by every local user.
+fn write_eml(folder: &Path, formatted: &[u8]) -> std::io::Result<()> {
+    crate::files::private_dir(folder)?;
+    let name = format!("{}.eml", uuid::Uuid::now_v7());
+    crate::files::write_private_file(&folder.join(name), formatted)
 }
 
 impl std::fmt::Debug for Mailer {

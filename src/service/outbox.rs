@@ -1,31 +1,46 @@
 //! Delivering the outbox: claim due rows, render and send each, record what happened.
 //!
-//! - A row is claimed by setting a lease (`locked_until`) in a short write transaction; on
-//!   PostgreSQL the candidates are read `FOR UPDATE SKIP LOCKED`, so several server processes
-//!   claim disjoint rows without waiting on each other. A worker that dies mid-send loses its
-//!   lease when it runs out, and the row is sent again later (the only case where a mail can go
-//!   twice; it keeps its Message-ID, so mail clients can tell).
+//! - A row is claimed by setting a short lease (`locked_until`, [`LEASE`]) in a short write
+//!   transaction; on PostgreSQL the candidates are read `FOR UPDATE SKIP LOCKED`, so several
+//!   server processes claim disjoint rows without waiting on each other.
+//! - Before each mail of its batch the worker renews that row's lease, in the write that records
+//!   the mail before it, and only if the lease is still its own (the stored `locked_until` is the
+//!   proof: a later claim always stores a later time). A send over SMTP is abandoned after
+//!   [`SEND_TIMEOUT`], well inside the lease, so a live worker never loses the row it is sending;
+//!   a row whose lease ran out while it waited its turn in the batch was free for another worker,
+//!   and is skipped rather than sent a second time.
+//! - A worker that dies (a crash, `kill -9`) leaves its rows leased for at most [`LEASE`] after
+//!   it last touched them; the next poll of any worker (the same server restarted, or another)
+//!   then sends them, well within a minute. Only the mail in hand when it died can go twice (the
+//!   SMTP server took it, the worker never recorded so); it keeps its Message-ID, so mail clients
+//!   can tell.
 //! - Once the SMTP server accepted a mail the row is `sent` and never claimed again.
 //! - A temporary failure (server down, 4xx) is retried with exponential backoff and jitter; a
 //!   permanent one (5xx, an address that cannot exist) or too many attempts make the row
 //!   `failed`, with the reason kept in `last_error`.
 
+use std::collections::VecDeque;
+
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use rand::Rng;
 use tokio_util::sync::CancellationToken;
 
-use super::clocks;
 use super::error::ServiceError;
 use super::notifications::{Notifier, OutboxPayload};
+use super::{Clock, clocks};
 use crate::db::models::{OutboxRow, delivery};
 use crate::db::outbox::{self, Addressee, Attempt};
 use crate::db::{Database, DbConn};
 use crate::links::LinkPurpose;
+use crate::mail::transport::SEND_TIMEOUT;
 use crate::mail::{DeliveryError, Footer, Mailer, Notification, OutgoingMail};
 
-/// How long a claim lasts: far longer than one SMTP exchange, so a live worker never loses a row
-/// it is sending.
-const LEASE: Duration = Duration::minutes(10);
+/// How long a claim or a renewal holds a row. Short, so that a crashed worker's mail goes out
+/// again within a minute (with the worker's poll of a few seconds); at least twice the longest
+/// send, so that the renewal before a send, the send and the record after it fit with room to
+/// spare for a slow database.
+pub const LEASE: Duration = Duration::seconds(40);
+const _: () = assert!(2 * SEND_TIMEOUT.as_secs() <= LEASE.num_seconds() as u64);
 /// Attempts before a temporary failure counts as permanent; with the backoff below that is about
 /// two days of trying.
 pub const MAX_ATTEMPTS: i32 = 16;
@@ -49,42 +64,70 @@ pub struct Delivered {
     pub failed: usize,
 }
 
-/// A claimed row with its recipient as they are now.
+/// A claimed row with its recipient as they are now, and its lease as stored.
 struct Claimed {
     row: OutboxRow,
     to: Addressee,
+    lease: NaiveDateTime,
 }
 
-fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<Vec<Claimed>, ServiceError> {
-    let rows = outbox::claim_due(conn, now, now + LEASE, BATCH)?;
+fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<VecDeque<Claimed>, ServiceError> {
+    let lease_until = now + LEASE;
+    let rows = outbox::claim_due(conn, now, lease_until, BATCH)?;
     Ok(rows
         .into_iter()
-        .map(|(row, to)| Claimed { row, to })
+        .map(|(row, to)| Claimed {
+            lease: row.locked_until.unwrap_or(lease_until),
+            row,
+            to,
+        })
         .collect())
 }
 
-/// Sends what is due now. Returns what happened, for the logs and the tests.
+/// Renews the lease of the first of `waiting` (id, lease held) still held, to `now + LEASE`;
+/// answers how many before it were lost to other workers, and the renewed lease.
+fn renew_next(
+    conn: &mut DbConn,
+    waiting: &[(String, NaiveDateTime)],
+    now: NaiveDateTime,
+) -> Result<(usize, Option<NaiveDateTime>), ServiceError> {
+    let until = now + LEASE;
+    for (lost, (id, held)) in waiting.iter().enumerate() {
+        if outbox::renew(conn, id, *held, until)? {
+            return Ok((lost, Some(until)));
+        }
+    }
+    Ok((waiting.len(), None))
+}
+
+/// Sends what is due now, reading the time from `clock` as it goes (each renewal counts from the
+/// moment it is made). Returns what happened, for the logs and the tests.
 pub async fn deliver_due(
     db: &Database,
     mailer: &Mailer,
     notifier: &Notifier,
-    now: DateTime<Utc>,
+    clock: &dyn Clock,
     stop: &CancellationToken,
 ) -> Result<Delivered, ServiceError> {
+    let now = clock.now().naive_utc();
     // In the group commit too: the lease shares its fsync with the writes of the moment.
-    let claimed = db
-        .write_grouped("outbox", move |conn| claim(conn, now.naive_utc()))
+    let mut rows = db
+        .write_grouped("outbox", move |conn| claim(conn, now))
         .await?;
     let mut report = Delivered::default();
-    let mut rows = claimed.into_iter();
+    // The first row's lease is the claim's, made a moment ago; each later one is renewed below.
+    let mut in_hand = rows.pop_front();
     // Once `stop` is cancelled the mail in hand is still sent and recorded, but no other.
-    while !stop.is_cancelled()
-        && let Some(claimed) = rows.next()
-    {
+    while let Some(claimed) = in_hand.take() {
+        if stop.is_cancelled() {
+            rows.push_front(claimed);
+            break;
+        }
+        let now = clock.now();
         let outcome = send_one(mailer, notifier, &claimed, now).await;
         let id = claimed.row.id.clone();
         let attempts = claimed.row.attempts + 1;
-        let naive_now = now.naive_utc();
+        let naive_now = clock.now().naive_utc();
         let (status, last_error, next_attempt_at, sent_at) = match &outcome {
             Ok(()) => {
                 report.sent += 1;
@@ -117,15 +160,36 @@ pub async fn deliver_due(
             sent_at,
         };
         // Recorded mail by mail, so that a crash can resend at most the mail in hand; in the
-        // group commit, so that the records share their fsync with the moves of the moment.
+        // group commit, so that the records share their fsync with the moves of the moment. The
+        // same write renews the lease of the next mail, so that it is still this worker's
+        // however long the batch has taken so far.
+        let waiting: Vec<(String, NaiveDateTime)> = rows
+            .iter()
+            .map(|next| (next.row.id.clone(), next.lease))
+            .collect();
         let key = id.clone();
-        db.write_grouped(&key, move |conn| {
-            Ok::<_, ServiceError>(outbox::record_attempt(conn, &id, attempt)?)
-        })
-        .await?;
+        let (lost, renewed) = db
+            .write_grouped(&key, move |conn| {
+                outbox::record_attempt(conn, &id, attempt)?;
+                renew_next(conn, &waiting, naive_now)
+            })
+            .await?;
+        for gone in rows.drain(..lost) {
+            tracing::warn!(
+                outbox_id = %gone.row.id,
+                "lease ran out before this mail's turn; left to the worker that took it"
+            );
+        }
+        if let Some(lease) = renewed {
+            in_hand = rows.pop_front().map(|next| Claimed { lease, ..next });
+        }
     }
-    // What was claimed but not sent goes back at once instead of waiting for its lease to run out.
-    let unsent: Vec<String> = rows.map(|claimed| claimed.row.id).collect();
+    // What was claimed but not sent goes back at once instead of waiting for its lease to run
+    // out; a lease that ran out meanwhile may be another worker's now, and is not touched.
+    let unsent: Vec<(String, NaiveDateTime)> = rows
+        .into_iter()
+        .map(|claimed| (claimed.row.id, claimed.lease))
+        .collect();
     if !unsent.is_empty() {
         tracing::info!(count = unsent.len(), "stopping: unsent mails released");
         db.write(move |conn| Ok::<_, ServiceError>(outbox::release(conn, &unsent)?))

@@ -443,7 +443,7 @@ impl TestApp {
     pub async fn deliver_until(&self, mailer: &Mailer, stop: &CancellationToken) -> Delivered {
         self.settle().await;
         let notifier = &self.state.notifier;
-        outbox::deliver_due(&self.db, mailer, notifier, self.clock.now(), stop)
+        outbox::deliver_due(&self.db, mailer, notifier, &*self.clock, stop)
             .await
             .expect("the outbox delivers")
     }

@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kuryr::mail::transport::{parse_mailbox, parse_public_url};
+use kuryr::mail::transport::{SEND_TIMEOUT, parse_mailbox, parse_public_url};
 use kuryr::mail::{
     DeliveryError, Footer, MailSettings, Mailer, Notification, OutgoingMail, PasswordReset,
     SmtpUrl, YourTurn,
 };
+use kuryr::service::outbox::LEASE;
 
 use crate::smtp::{ReceivedMail, TestSmtp};
 
@@ -234,6 +235,46 @@ async fn a_server_that_was_never_there_is_a_temporary_failure() {
 }
 
 #[tokio::test]
+async fn a_server_that_stalls_is_given_up_on_before_the_outbox_lease_runs_out() {
+    let smtp = TestSmtp::start();
+    let mailer = mailer_for(&smtp);
+    // The server takes the connection and the envelope, then never answers DATA.
+    smtp.hold();
+    let started = std::time::Instant::now();
+    let mail = your_turn_mail("stalled", "bob@example.org", None);
+    let stalled = mailer.send(&mail);
+    let reason = temporary(
+        tokio::time::timeout(SEND_TIMEOUT + Duration::from_secs(5), stalled)
+            .await
+            .expect("the send is abandoned in time"),
+    );
+    let took = started.elapsed();
+    // Lettre alone would wait for ever: its own timeout covers connecting only.
+    assert!(
+        took < SEND_TIMEOUT + Duration::from_secs(2),
+        "{took:?}: {reason}"
+    );
+    assert!(took < LEASE.to_std().unwrap(), "{took:?}");
+    assert!(reason.contains("abandoned"), "{reason}");
+    assert!(reason.contains(&smtp.url()[7..]), "{reason}");
+
+    // The abandoned exchange leaves nothing behind: the next mail goes out whole, alone, on a
+    // connection in step with the server.
+    smtp.open();
+    mailer
+        .send(&your_turn_mail("next", "bob@example.org", None))
+        .await
+        .unwrap();
+    smtp.wait_for(2, Duration::from_secs(1));
+    let arrived = smtp.received();
+    assert_eq!(arrived.len(), 1, "{arrived:#?}");
+    assert_eq!(
+        arrived[0].header("Message-ID").as_deref(),
+        Some("<next@kuryr.example.org>")
+    );
+}
+
+#[tokio::test]
 async fn a_4xx_answer_is_a_temporary_failure() {
     let smtp = TestSmtp::start();
     let mailer = mailer_for(&smtp);
@@ -345,6 +386,18 @@ async fn without_smtp_each_mail_becomes_a_parseable_eml_file() {
         Some(format!("<{UNSUBSCRIBE}>"))
     );
     assert_eq!(parsed[1].subject, "Kuryr — reset your password");
+
+    // They hold password-reset links: only the server's user may read them, whatever the umask.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&folder), 0o700);
+        assert_eq!(mode(folder.parent().unwrap()), 0o700);
+        for file in &files {
+            assert_eq!(mode(file), 0o600, "{}", file.display());
+        }
+    }
 }
 
 #[tokio::test]

@@ -16,6 +16,8 @@ mod lukaszewicz;
 mod mail;
 mod notifications;
 mod openapi;
+mod outbox;
+mod pages;
 mod robustness;
 mod rules;
 mod schema;

@@ -569,7 +569,7 @@ async fn every_mail_arrives_once_across_an_smtp_outage_and_a_restart() {
         .db
         .write(move |conn| {
             diesel::update(outbox::table.filter(outbox::status.eq("pending")))
-                .set(outbox::locked_until.eq(now + Duration::minutes(10)))
+                .set(outbox::locked_until.eq(now + kuryr::service::outbox::LEASE))
                 .execute(conn)?;
             Ok::<_, kuryr::db::StorageError>(())
         })
@@ -580,7 +580,7 @@ async fn every_mail_arrives_once_across_an_smtp_outage_and_a_restart() {
         0,
         "claimed by the dead worker"
     );
-    app.clock.advance(Duration::minutes(11));
+    app.clock.advance(kuryr::service::outbox::LEASE);
     assert_eq!(restarted.deliver(&mailer).await.sent, 3);
 }
 
@@ -598,7 +598,7 @@ async fn a_worker_told_to_stop_sends_no_more_and_gives_back_what_it_claimed() {
     let stopped = app.deliver_until(&mailer, &stopping).await;
     assert_eq!(stopped, Delivered::default());
     assert!(smtp.messages().is_empty());
-    // No lease is left behind: the next worker sends both mails now, not in ten minutes.
+    // No lease is left behind: the next worker sends both mails now, not when it runs out.
     assert_eq!(app.deliver(&mailer).await.sent, 2);
     assert_eq!(smtp.messages().len(), 2);
 }

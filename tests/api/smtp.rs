@@ -1,5 +1,6 @@
 //! A real SMTP server on 127.0.0.1 for the mail tests: it records what it accepts, can be
-//! stopped and restarted on the same port, and can be told to refuse.
+//! stopped and restarted on the same port, can be told to refuse, and can hold messages at
+//! `DATA` for as long as a test wants a send to be in progress.
 //!
 //! mailin-embedded speaks SMTP but its server never returns, so it runs on a private port behind
 //! a small TCP relay on the public one. Stopping closes the relay's listener and every relayed
@@ -9,7 +10,7 @@ use std::collections::HashSet;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,53 @@ struct Shared {
     accepted: Mutex<Vec<Envelope>>,
     temporary_failures_left: AtomicUsize,
     rejected_recipients: Mutex<HashSet<String>>,
+    gate: Mutex<Gate>,
+    gate_moved: Condvar,
+}
+
+/// Where messages wait at `DATA` while the server holds them.
+#[derive(Default)]
+struct Gate {
+    holding: bool,
+    /// Held messages that may go on.
+    passes: usize,
+    /// Messages waiting now.
+    waiting: usize,
+    /// Bumped to refuse every message waiting at that moment.
+    refusals: u64,
+}
+
+impl Shared {
+    /// Waits while messages are held; answers the refusal if the wait ended in one.
+    fn pass_gate(&self) -> Option<Response> {
+        let mut gate = self.gate.lock().unwrap();
+        if !gate.holding {
+            return None;
+        }
+        gate.waiting += 1;
+        let refusals = gate.refusals;
+        let refused = loop {
+            if gate.refusals != refusals {
+                break true;
+            }
+            if gate.passes > 0 {
+                gate.passes -= 1;
+                break false;
+            }
+            if !gate.holding {
+                break false;
+            }
+            gate = self.gate_moved.wait(gate).unwrap();
+        };
+        gate.waiting -= 1;
+        self.gate_moved.notify_all();
+        refused.then(|| Response::custom(451, "4.3.0 held and dropped".to_owned()))
+    }
+
+    fn move_gate(&self, change: impl FnOnce(&mut Gate)) {
+        change(&mut self.gate.lock().unwrap());
+        self.gate_moved.notify_all();
+    }
 }
 
 pub struct TestSmtp {
@@ -112,6 +160,35 @@ impl TestSmtp {
             .store(count, Ordering::SeqCst);
     }
 
+    /// From now on each message waits at `DATA`, unaccepted, until it is let through: a send in
+    /// progress, for as long as the test wants.
+    pub fn hold(&self) {
+        self.shared.move_gate(|gate| gate.holding = true);
+    }
+
+    /// How many messages are waiting at `DATA`.
+    pub fn held(&self) -> usize {
+        self.shared.gate.lock().unwrap().waiting
+    }
+
+    /// Lets `count` held messages (or the next ones to come) go on and be accepted.
+    pub fn let_through(&self, count: usize) {
+        self.shared.move_gate(|gate| gate.passes += count);
+    }
+
+    /// Stops holding: waiting and later messages go on.
+    pub fn open(&self) {
+        self.shared.move_gate(|gate| gate.holding = false);
+    }
+
+    /// Stops holding and answers every waiting message `451`: none of them is accepted.
+    pub fn refuse_held(&self) {
+        self.shared.move_gate(|gate| {
+            gate.holding = false;
+            gate.refusals += 1;
+        });
+    }
+
     /// `RCPT TO` this address gets `550`: no such mailbox, for good.
     pub fn reject_recipient(&self, address: &str) {
         self.shared
@@ -183,6 +260,9 @@ impl Handler for Recorder {
     }
 
     fn data_start(&mut self, _domain: &str, from: &str, _is8bit: bool, to: &[String]) -> Response {
+        if let Some(refused) = self.shared.pass_gate() {
+            return refused;
+        }
         let failures = &self.shared.temporary_failures_left;
         if failures
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
