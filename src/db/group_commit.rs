@@ -2,8 +2,8 @@
 //!
 //! A durable commit costs an fsync, and an fsync costs the same for one change as for a hundred.
 //! So each writer lane is a thread with its own connection that takes every job waiting in its
-//! queue, runs them one after another inside one transaction, each in its own savepoint (a job
-//! that fails is rolled back alone and touches no other), commits once, and only then answers
+//! queue, runs them one after another inside one transaction, each after its own savepoint (a
+//! job that fails is rolled back to it alone and touches no other), commits once, and only then answers
 //! every caller. While it commits, the next jobs queue up: the busier the server, the larger the
 //! groups, and nobody waits for a timer.
 //!
@@ -15,7 +15,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc;
 use std::thread;
 
-use diesel::connection::{Connection, TransactionManager};
+use diesel::connection::{Connection, SimpleConnection, TransactionManager};
 
 use super::{DbConn, Pool, StorageError, begin_write};
 
@@ -145,26 +145,23 @@ fn run_group(conn: &mut DbConn, group: Vec<Job>) {
             drop(job);
             continue;
         }
-        if let Err(e) = <DbConn as Connection>::TransactionManager::begin_transaction(conn) {
+        // A savepoint per job, but none is released: each costs a round trip on PostgreSQL, and
+        // the commit releases them all. A job that fails is rolled back to its own savepoint
+        // (the latest of that name), which undoes it alone.
+        if let Err(e) = conn.batch_execute("SAVEPOINT job") {
             broken = Some(StorageError::Query(e));
             drop(job);
             continue;
         }
         let finished = job(conn);
-        let closed = if finished.keep {
-            <DbConn as Connection>::TransactionManager::commit_transaction(conn)
-        } else {
-            <DbConn as Connection>::TransactionManager::rollback_transaction(conn)
-        };
-        match closed {
-            Ok(()) => done.push(finished),
-            Err(e) => {
-                // The savepoint could not be closed: this job's writes cannot be told apart
-                // from the group's any more, so nothing of the group is committed.
-                broken = Some(StorageError::Query(e));
-                done.push(finished);
-            }
+        if !finished.keep
+            && let Err(e) = conn.batch_execute("ROLLBACK TO SAVEPOINT job")
+        {
+            // The job could not be undone: its writes cannot be told apart from the group's
+            // any more, so nothing of the group is committed.
+            broken = Some(StorageError::Query(e));
         }
+        done.push(finished);
     }
     let outcome = match broken {
         Some(e) => {
