@@ -261,6 +261,8 @@ pub fn reminder_due(conn: &mut DbConn, now: NaiveDateTime, limit: i64) -> QueryR
 /// The active games where `user_id` is to move.
 pub fn waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
     games::table
+        // The player's own games first, through their indexes; `to_move_id` has none.
+        .filter(games::white_id.eq(user_id).or(games::black_id.eq(user_id)))
         .filter(games::status.eq(status::ACTIVE))
         .filter(games::to_move_id.eq(user_id))
         .select(Game::as_select())
@@ -270,6 +272,7 @@ pub fn waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
 /// The active games with a clock where `user_id` is to move.
 pub fn clocked_waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
     games::table
+        .filter(games::white_id.eq(user_id).or(games::black_id.eq(user_id)))
         .filter(games::status.eq(status::ACTIVE))
         .filter(games::to_move_id.eq(user_id))
         .filter(games::time_control.is_not_null())
