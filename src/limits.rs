@@ -450,6 +450,16 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any text is a rate that prints back as itself, or an error; never a panic.
+        #[test]
+        fn any_text_is_a_rate_or_an_error(text in "\\PC{0,24}") {
+            if let Ok(RateSetting(Some(rate))) = text.parse::<RateSetting>() {
+                proptest::prop_assert_eq!(rate.to_string().parse::<RateSetting>(), Ok(RateSetting(Some(rate))));
+            }
+        }
+    }
+
     #[test]
     fn a_throttle_refuses_past_its_allowance_and_says_when() {
         let throttle = Throttle::new("test", RateSetting(rate("3/h")));

@@ -143,3 +143,62 @@ fn one_address_holds_at_most_its_share_of_connections() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(healthz_from(greedy, server.port).starts_with("HTTP/1.1 200"));
 }
+
+#[test]
+fn an_endless_body_is_cut_off_at_the_largest_any_endpoint_takes() {
+    let data = tempfile::tempdir().unwrap();
+    let server = serve(data.path(), &[]);
+    let mut stream = connect_from(Ipv4Addr::LOCALHOST, server.port);
+    stream
+        .write_all(
+            b"POST /api/v1/auth/login HTTP/1.1\r\nHost: kuryr\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        )
+        .unwrap();
+    // Chunks of 8 KiB for as long as the server reads them: it stops after 64 KiB.
+    let chunk = format!("2000\r\n{}\r\n", " ".repeat(0x2000));
+    for _ in 0..64 {
+        if stream.write_all(chunk.as_bytes()).is_err() {
+            break;
+        }
+    }
+    let answer = read_until_closed(&mut stream);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(
+        answer.contains("urn:kuryr:problem:payload-too-large"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_chunked_body_that_trickles_in_is_cut_off_and_the_connection_closed() {
+    let data = tempfile::tempdir().unwrap();
+    let server = serve(data.path(), &[("KURYR_REQUEST_TIMEOUT_SECS", "2")]);
+    let mut stream = connect_from(Ipv4Addr::LOCALHOST, server.port);
+    stream
+        .write_all(
+            b"POST /api/v1/auth/login HTTP/1.1\r\nHost: kuryr\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n",
+        )
+        .unwrap();
+    // A one-byte chunk every 300 ms, before the deadline and long after it.
+    let trickle = std::thread::spawn({
+        let mut stream = stream.try_clone().unwrap();
+        move || {
+            for _ in 0..100 {
+                std::thread::sleep(Duration::from_millis(300));
+                if stream.write_all(b"1\r\n \r\n").is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let started = Instant::now();
+    let answer = read_until_closed(&mut stream);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "the connection stayed open {:?} after its deadline",
+        started.elapsed()
+    );
+    drop(stream);
+    trickle.join().unwrap();
+}

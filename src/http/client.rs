@@ -237,6 +237,40 @@ mod tests {
         );
     }
 
+    fn client_behind_localhost(forwarded: &str, xff: &str) -> IpAddr {
+        let proxies: TrustedProxies = "127.0.0.1".parse().unwrap();
+        let mut map = HeaderMap::new();
+        if let Ok(value) = HeaderValue::from_str(forwarded) {
+            map.append(HeaderName::from_static("forwarded"), value);
+        }
+        if let Ok(value) = HeaderValue::from_str(xff) {
+            map.append(HeaderName::from_static("x-forwarded-for"), value);
+        }
+        proxies.client_of(ip("127.0.0.1"), &map)
+    }
+
+    proptest::proptest! {
+        /// Whatever a client writes in the forwarding headers, reading them never panics.
+        #[test]
+        fn any_forwarding_header_is_read_without_harm(forwarded in ".{0,80}", xff in ".{0,80}") {
+            client_behind_localhost(&forwarded, &xff);
+        }
+
+        /// The client found is the peer itself or an address the headers name.
+        #[test]
+        fn the_client_is_the_peer_or_named_in_the_headers(
+            forwarded in "(for=\"?[0-9.:]{0,18}\"?[;,] ?){0,4}",
+            xff in "[0-9., ]{0,60}",
+        ) {
+            let client = client_behind_localhost(&forwarded, &xff);
+            let named = format!("{forwarded} {xff}");
+            proptest::prop_assert!(
+                client == ip("127.0.0.1") || named.contains(&client.to_string()),
+                "{} from {}", client, named
+            );
+        }
+    }
+
     #[test]
     fn settings_are_addresses_or_networks() {
         assert_eq!(

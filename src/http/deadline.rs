@@ -8,11 +8,15 @@ use std::future::{Ready, ready};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use actix_web::body::EitherBody;
-use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use actix_web::body::{BodySize, EitherBody, MessageBody};
+use actix_web::dev::{Payload, Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::http::ConnectionType;
 use actix_web::web::{Bytes, BytesMut};
-use actix_web::{Error, HttpResponse, ResponseError};
+use actix_web::{Error, ResponseError};
 use futures_util::StreamExt;
 use futures_util::future::LocalBoxFuture;
 
@@ -33,7 +37,7 @@ where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: 'static,
 {
-    type Response = ServiceResponse<EitherBody<B>>;
+    type Response = ServiceResponse<EitherBody<B, RefusalBody>>;
     type Error = Error;
     type Transform = DeadlineService<S>;
     type InitError = ();
@@ -64,7 +68,7 @@ where
     S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
     B: 'static,
 {
-    type Response = ServiceResponse<EitherBody<B>>;
+    type Response = ServiceResponse<EitherBody<B, RefusalBody>>;
     type Error = Error;
     type Future = LocalBoxFuture<'static, Result<Self::Response, Self::Error>>;
 
@@ -107,12 +111,43 @@ where
             };
             // The rest of the body is never read, so the connection cannot carry another
             // request.
-            let mut response: HttpResponse = refusal.error_response();
+            let (mut response, problem) = refusal.error_response().into_parts();
             response
                 .head_mut()
                 .set_connection_type(ConnectionType::Close);
-            Ok(req.into_response(response).map_into_right_body())
+            let body = RefusalBody {
+                problem: problem.try_into_bytes().unwrap_or_default(),
+                _unread: payload,
+            };
+            Ok(req
+                .into_response(response.set_body(body))
+                .map_into_right_body())
         })
+    }
+}
+
+/// The problem answering a request refused before its body was read, holding what is left of
+/// that body until the answer is sent. actix-web drains a dropped chunked body before it closes
+/// the connection, which a client trickling chunks could make last for ever; a body still held
+/// when the answer ends makes it close the connection at once.
+pub struct RefusalBody {
+    problem: Bytes,
+    _unread: Payload,
+}
+
+impl MessageBody for RefusalBody {
+    type Error = Infallible;
+
+    fn size(&self) -> BodySize {
+        BodySize::Sized(self.problem.len() as u64)
+    }
+
+    fn poll_next(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        let problem = std::mem::take(&mut self.get_mut().problem);
+        Poll::Ready((!problem.is_empty()).then_some(Ok(problem)))
     }
 }
 
