@@ -305,7 +305,7 @@ fn bystander(port: u16, path: String, stop: Arc<AtomicBool>) -> (Latencies, usiz
 fn slow_bodies(work: &Path) {
     const ATTEMPTS: usize = 5_000;
     const SECONDS: u64 = 20;
-    let (server, game) = Kuryr::start(&work.join("slow"), &[]);
+    let (server, _) = Kuryr::start(&work.join("slow"), &[]);
     let stop = Arc::new(AtomicBool::new(false));
     let probe = std::thread::spawn({
         let (port, stop) = (server.port, stop.clone());
@@ -352,7 +352,6 @@ fn slow_bodies(work: &Path) {
         times.percentile(50.0),
         times.percentile(99.0),
     );
-    drop(game);
 }
 
 /// 64 connections sending wrong passwords, spread over `addresses` client addresses.

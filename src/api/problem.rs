@@ -199,14 +199,14 @@ impl ResponseError for ApiError {
             ApiError::Busy => {
                 response.insert_header((header::RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS));
             }
-            _ => {}
-        }
-        if let ApiError::TooManyRequests(limited) = self {
-            for (name, value) in rate_limit_headers(limited) {
-                if let Ok(value) = HeaderValue::from_str(&value) {
-                    response.insert_header((name, value));
+            ApiError::TooManyRequests(limited) => {
+                for (name, value) in rate_limit_headers(limited) {
+                    if let Ok(value) = HeaderValue::from_str(&value) {
+                        response.insert_header((name, value));
+                    }
                 }
             }
+            _ => {}
         }
         response.body(self.problem().to_string())
     }

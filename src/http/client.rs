@@ -71,7 +71,7 @@ impl FromStr for TrustedProxies {
 
 /// IPv4 clients reached over an IPv6 socket appear as `::ffff:a.b.c.d`; they are the same
 /// client as `a.b.c.d`.
-fn canonical(address: IpAddr) -> IpAddr {
+pub(super) fn canonical(address: IpAddr) -> IpAddr {
     match address {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
         v4 => v4,

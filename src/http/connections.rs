@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use actix_web::dev::Extensions;
 use actix_web::rt::net::TcpStream;
 
-use super::client::TrustedProxies;
+use super::client::{TrustedProxies, canonical};
 
 type OpenCounts = Arc<Mutex<HashMap<IpAddr, usize>>>;
 
@@ -61,12 +61,6 @@ impl ConnectionCap {
         }
     }
 
-    /// Connections open now from `client`.
-    pub fn open_from(&self, client: IpAddr) -> usize {
-        let open = self.open.lock().expect("the lock is never poisoned");
-        open.get(&client).copied().unwrap_or(0)
-    }
-
     /// Called by the server for every accepted connection (`HttpServer::on_connect`).
     pub fn on_connect(&self, connection: &dyn Any, data: &mut Extensions) {
         data.insert(Accepted {
@@ -79,10 +73,7 @@ impl ConnectionCap {
         let Ok(peer) = stream.peer_addr() else {
             return;
         };
-        let client = match peer.ip() {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-            v4 => v4,
-        };
+        let client = canonical(peer.ip());
         if self.per_client == 0 || self.trusted.trusts(client) {
             return;
         }
