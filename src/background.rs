@@ -15,6 +15,8 @@ use tokio_util::sync::CancellationToken;
 use crate::db::Database;
 use crate::limits::Limits;
 use crate::mail::Mailer;
+use crate::service::events::feed::Feed;
+use crate::service::events::{self, EventSettings};
 use crate::service::notifications::Notifier;
 use crate::service::{Clock, outbox, scheduler};
 
@@ -35,6 +37,8 @@ pub struct Work {
     /// Vacation each player may take per calendar year.
     pub vacation_allowance: chrono::Duration,
     pub limits: Arc<Limits>,
+    pub feed: Feed,
+    pub events: EventSettings,
 }
 
 /// The running loops. Dropping this asks them to stop without waiting for them.
@@ -49,6 +53,8 @@ impl Background {
         let work = Arc::new(work);
         let stop = CancellationToken::new();
         let loops = vec![
+            tokio::spawn(work.feed.clone().run(work.db.clone(), stop.clone())),
+            tokio::spawn(listen(work.clone(), stop.clone())),
             tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
             tokio::spawn(sweep_limits(work.clone(), stop.clone())),
             tokio::spawn(run_scheduler(work, stop.clone())),
@@ -72,6 +78,11 @@ impl Drop for Background {
     fn drop(&mut self) {
         self.stop.cancel();
     }
+}
+
+/// Hears the commits of other processes (PostgreSQL), which wake the feed.
+async fn listen(work: Arc<Work>, stop: CancellationToken) {
+    work.db.listen(stop).await;
 }
 
 /// Forgets, once a minute, the rate-limit keys that have their whole allowance again.
@@ -119,6 +130,9 @@ async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {
             scheduler::tick(&work.db, &work.notifier, work.vacation_allowance, now).await
         {
             tracing::error!(error = %e, "scheduler run failed");
+        }
+        if let Err(e) = events::prune(&work.db, work.events.retention, now).await {
+            tracing::error!(error = %e, "pruning the event log failed");
         }
         if !pause(SCHEDULER_POLL, &stop).await {
             break;

@@ -11,6 +11,7 @@ use crate::db::DatabaseUrl;
 use crate::http::TrustedProxies;
 use crate::limits::{LimitSettings, RateSetting};
 use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
+use crate::service::events::EventSettings;
 use crate::service::passwords::HasherSettings;
 
 #[derive(Debug, Parser)]
@@ -126,6 +127,15 @@ pub struct ServeArgs {
     /// vacation their clocks stand still.
     #[arg(long, env = "KURYR_VACATION_DAYS", default_value_t = 30)]
     pub vacation_days: u32,
+
+    /// Days the event log keeps each event; a client away for longer resynchronises from the
+    /// game and challenge lists (`docs/events.md`).
+    #[arg(long, env = "KURYR_EVENT_RETENTION_DAYS", default_value_t = crate::service::events::DEFAULT_RETENTION_DAYS)]
+    pub event_retention_days: u32,
+
+    /// Event streams one token may hold open at once; the next gets 429.
+    #[arg(long, env = "KURYR_STREAMS_PER_TOKEN", default_value_t = crate::service::events::DEFAULT_STREAMS_PER_TOKEN)]
+    pub streams_per_token: usize,
 
     #[command(flatten)]
     pub defences: DefenceArgs,
@@ -288,6 +298,7 @@ pub struct Settings {
     pub hashing: HasherSettings,
     pub mail: MailSettings,
     pub vacation_days: u32,
+    pub events: EventSettings,
     pub defences: Defences,
 }
 
@@ -310,6 +321,12 @@ impl Settings {
         if serve.vacation_days > 365 {
             anyhow::bail!("KURYR_VACATION_DAYS is at most 365 (days in a year)");
         }
+        if serve.event_retention_days == 0 {
+            anyhow::bail!("KURYR_EVENT_RETENTION_DAYS must be at least 1");
+        }
+        if serve.streams_per_token == 0 {
+            anyhow::bail!("KURYR_STREAMS_PER_TOKEN must be at least 1");
+        }
         Ok(Settings {
             listen: serve.listen,
             data_dir: storage.data_dir.clone(),
@@ -321,6 +338,10 @@ impl Settings {
             hashing: serve.hashing.settings()?,
             mail,
             vacation_days: serve.vacation_days,
+            events: EventSettings {
+                retention: chrono::Duration::days(i64::from(serve.event_retention_days)),
+                streams_per_token: serve.streams_per_token,
+            },
             defences: serve.defences.settings()?,
         })
     }

@@ -17,6 +17,8 @@ use crate::db::{self, Database};
 use crate::http::{ConnectionCap, RequestDeadline, TrustedProxies};
 use crate::limits::{LimitSettings, Limits};
 use crate::links::LinkSigner;
+use crate::service::events::EventSettings;
+use crate::service::events::feed::Feed;
 use crate::service::notifications::Notifier;
 use crate::service::passwords::Hasher;
 use crate::service::{Clock, SystemClock};
@@ -36,6 +38,9 @@ pub struct AppState {
     /// Work a request starts but does not wait for (what must not delay or shape its answer);
     /// the server waits for it before it stops.
     pub after_answer: TaskTracker,
+    /// New events, for the streams; followed by a background loop.
+    pub feed: Feed,
+    pub events: EventSettings,
 }
 
 /// Vacation days per year when nothing else is configured.
@@ -50,7 +55,6 @@ impl AppState {
         notifier: Notifier,
     ) -> Self {
         AppState {
-            db,
             hasher,
             tokens,
             clock,
@@ -61,7 +65,15 @@ impl AppState {
             limits: Arc::new(Limits::new(&LimitSettings::OFF)),
             trusted_proxies: TrustedProxies::none(),
             after_answer: TaskTracker::new(),
+            feed: Feed::new(db.committed()),
+            events: EventSettings::default(),
+            db,
         }
+    }
+
+    pub fn with_events(mut self, events: EventSettings) -> Self {
+        self.events = events;
+        self
     }
 
     pub fn with_limits(mut self, limits: &LimitSettings) -> Self {
@@ -109,6 +121,7 @@ pub struct Application {
     server: Server,
     background: Background,
     after_answer: TaskTracker,
+    feed: Feed,
 }
 
 impl Application {
@@ -132,6 +145,7 @@ impl Application {
         let state = web::Data::new(
             AppState::new(db, hasher, tokens, clock, notifier)
                 .with_vacation_days(settings.vacation_days)
+                .with_events(settings.events)
                 .with_limits(&defences.limits)
                 .with_trusted_proxies(defences.trusted_proxies.clone()),
         );
@@ -147,8 +161,11 @@ impl Application {
             mailer: settings.mailer(),
             vacation_allowance: state.vacation_allowance,
             limits: state.limits.clone(),
+            feed: state.feed.clone(),
+            events: state.events,
         });
         let after_answer = state.after_answer.clone();
+        let feed = state.feed.clone();
         let deadline = RequestDeadline {
             timeout: defences.request_timeout,
         };
@@ -175,6 +192,7 @@ impl Application {
             server: server.run(),
             background,
             after_answer,
+            feed,
         })
     }
 
@@ -189,6 +207,7 @@ impl Application {
             mut server,
             background,
             after_answer,
+            feed,
             ..
         } = self;
         let handle = server.handle();
@@ -200,6 +219,9 @@ impl Application {
             () = shutdown => {}
         }
         tracing::info!("stopping: finishing the requests in flight and the background work");
+        // Event streams never finish by themselves: they end now, cleanly, before the server
+        // waits for its requests in flight.
+        feed.close();
         let (result, ()) = tokio::join!(server, handle.stop(true));
         after_answer.close();
         after_answer.wait().await;

@@ -134,7 +134,7 @@ pub async fn play(
     }
     Ok(response.json(MovePlayedView {
         mv: MoveView::from(played.mv),
-        game: GameView::after_move(played.game, played.position.as_deref())?,
+        game: played.game,
     }))
 }
 

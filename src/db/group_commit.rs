@@ -12,10 +12,11 @@
 //! never race inside one process.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::thread;
 
 use diesel::connection::{Connection, SimpleConnection, TransactionManager};
+use tokio::sync::Notify;
 
 use super::{DbConn, Pool, StorageError, begin_write};
 
@@ -74,14 +75,16 @@ pub(super) struct Lanes {
 impl Lanes {
     /// Starts `count` lanes, each taking its connection from `pool`. They stop when the last
     /// handle on the queues is dropped, after finishing what was queued.
-    pub(super) fn start(count: usize, pool: Pool) -> Lanes {
+    /// `committed` is signalled after each commit.
+    pub(super) fn start(count: usize, pool: Pool, committed: Option<Arc<Notify>>) -> Lanes {
         let queues = (0..count.max(1))
             .map(|number| {
                 let (sender, receiver) = mpsc::channel::<Job>();
                 let pool = pool.clone();
+                let committed = committed.clone();
                 thread::Builder::new()
                     .name(format!("kuryr-writer-{number}"))
-                    .spawn(move || run_lane(&receiver, &pool))
+                    .spawn(move || run_lane(&receiver, &pool, committed.as_deref()))
                     .expect("a writer thread starts");
                 sender
             })
@@ -106,7 +109,7 @@ impl Lanes {
     }
 }
 
-fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool) {
+fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, committed: Option<&Notify>) {
     while let Ok(first) = receiver.recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -122,7 +125,11 @@ fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool) {
                 continue;
             }
         };
-        run_group(&mut conn, group);
+        if run_group(&mut conn, group)
+            && let Some(committed) = committed
+        {
+            committed.notify_one();
+        }
     }
 }
 
@@ -132,10 +139,11 @@ fn abandon(group: Vec<Job>, error: &StorageError) {
     tracing::error!(error = %error, jobs = group.len(), "a group of writes could not start");
 }
 
-fn run_group(conn: &mut DbConn, group: Vec<Job>) {
+/// Runs a group; answers whether it was committed.
+fn run_group(conn: &mut DbConn, group: Vec<Job>) -> bool {
     if let Err(e) = begin_write(conn) {
         abandon(group, &StorageError::Query(e));
-        return;
+        return false;
     }
     let mut done = Vec::with_capacity(group.len());
     let mut broken = None;
@@ -184,4 +192,5 @@ fn run_group(conn: &mut DbConn, group: Vec<Job>) {
             }
         }
     }
+    outcome.is_ok()
 }

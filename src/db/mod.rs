@@ -9,8 +9,10 @@
 //! services call them and never build a query of their own.
 
 pub mod challenges;
+pub mod events;
 pub mod games;
 mod group_commit;
+mod listen;
 pub mod models;
 pub mod moves;
 pub mod outbox;
@@ -21,12 +23,14 @@ pub mod users;
 pub mod vacations;
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
 use diesel::prelude::*;
 use diesel::r2d2::{self, ManageConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use tokio::sync::Notify;
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -180,6 +184,9 @@ pub struct Database {
     /// The group-commit writers (see `group_commit`): on SQLite every write, on a pool of one
     /// connection; on PostgreSQL the writes to games and the outbox, on connections of their own.
     lanes: group_commit::Lanes,
+    /// Signalled when events may have been committed: on SQLite by the writer after each
+    /// commit, on PostgreSQL by the `NOTIFY` of any process (see [`Database::listen`]).
+    committed: Arc<Notify>,
 }
 
 impl Database {
@@ -193,22 +200,39 @@ impl Database {
                 .build(Manager(url.clone()))
         };
         let readers = build(pool_size.max(1))?;
+        let committed = Arc::new(Notify::new());
         let lanes = match url {
-            DatabaseUrl::Sqlite(_) => group_commit::Lanes::start(1, build(1)?),
+            DatabaseUrl::Sqlite(_) => {
+                group_commit::Lanes::start(1, build(1)?, Some(committed.clone()))
+            }
             // The lanes' connections come on top of the readers'.
             DatabaseUrl::Postgres(_) => {
-                group_commit::Lanes::start(POSTGRES_LANES, build(POSTGRES_LANES as u32)?)
+                group_commit::Lanes::start(POSTGRES_LANES, build(POSTGRES_LANES as u32)?, None)
             }
         };
         Ok(Database {
             url: url.clone(),
             readers,
             lanes,
+            committed,
         })
     }
 
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
+    }
+
+    /// Signalled when events may have been committed (see the field).
+    pub fn committed(&self) -> Arc<Notify> {
+        self.committed.clone()
+    }
+
+    /// On PostgreSQL, listens for the commits of every process until `stop`; nothing to do on
+    /// SQLite, whose one writer is in this process.
+    pub async fn listen(&self, stop: tokio_util::sync::CancellationToken) {
+        if let DatabaseUrl::Postgres(url) = &self.url {
+            listen::run(url, &self.committed, stop).await;
+        }
     }
 
     /// Runs read-only queries on a blocking thread.

@@ -134,6 +134,37 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    events (id) {
+        id -> BigInt,
+        kind -> Text,
+        user_id -> Nullable<Text>,
+        other_user_id -> Nullable<Text>,
+        game_id -> Nullable<Text>,
+        public -> Integer,
+        created_at -> Timestamp,
+        data -> Text,
+    }
+}
+
+diesel::table! {
+    event_log (singleton) {
+        singleton -> Integer,
+        pruned_through -> BigInt,
+    }
+}
+
+diesel::table! {
+    event_tickets (hash) {
+        hash -> Text,
+        user_id -> Text,
+        session_version -> Integer,
+        token_key -> Text,
+        token_expires_at -> Timestamp,
+        expires_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(vacations -> users (user_id));
 diesel::joinable!(outbox -> users (user_id));
@@ -148,5 +179,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     rolls,
     vacations,
     reminders_sent,
-    outbox
+    outbox,
+    events,
+    event_log,
+    event_tickets
 );

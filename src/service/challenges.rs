@@ -5,8 +5,10 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::error::{Conflict, ServiceError};
+use super::events::{self, Event, EventKind};
 use super::games::{self, ClockSetup, GameDetails};
 use super::notifications::{self, Notifier};
+use super::views::{ChallengeView, GameView};
 use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
 use crate::auth::AuthUser;
 use crate::clock::TimeControl;
@@ -14,7 +16,7 @@ pub use crate::db::challenges::Direction;
 use crate::db::models::{Challenge, status};
 use crate::db::{Database, DbConn, challenges};
 use crate::mail;
-use crate::rules::GameKind;
+use crate::rules::{GameKind, Side};
 
 #[derive(Clone, Debug)]
 pub struct ChallengeDetails {
@@ -217,6 +219,11 @@ pub async fn create(
         };
         challenges::insert(conn, &challenge)?;
         let details = one_with_names(conn, challenge)?;
+        let event = Event::challenge(
+            EventKind::ChallengeCreated,
+            &ChallengeView::new(details.clone())?,
+        )?;
+        events::record(conn, vec![event], now)?;
         if let Some(opponent) = &details.opponent {
             let to = notifications::recipient(conn, &opponent.id)?;
             let received = mail::Notification::ChallengeReceived(mail::ChallengeReceived {
@@ -385,6 +392,25 @@ pub async fn accept(
             black: user_ref(&refs, black)?,
             game,
         };
+        let mut accepted = challenge.clone();
+        accepted.status = status::ACCEPTED.to_owned();
+        accepted.opponent_id = Some(user.id.clone());
+        accepted.game_id = Some(details.game.id.clone());
+        accepted.updated_at = now.naive_utc();
+        let accepted = ChallengeView::new(one_with_names(conn, accepted)?)?;
+        let view = GameView::new(details.clone(), true)?;
+        let mut happened = vec![
+            Event::challenge(EventKind::ChallengeAccepted, &accepted)?,
+            Event::game_started(&view)?,
+        ];
+        if let Some(side) = details.game.to_move {
+            let (to_move, opponent) = match side {
+                Side::White => (&details.white, &details.black),
+                Side::Black => (&details.black, &details.white),
+            };
+            happened.push(Event::turn_started(&view, to_move, opponent)?);
+        }
+        events::record(conn, happened, now.naive_utc())?;
         let to = notifications::recipient(conn, &challenge.challenger_id)?;
         let accepted = mail::Notification::ChallengeAccepted(mail::ChallengeAccepted {
             opponent: user.username.clone(),
@@ -458,7 +484,15 @@ async fn answer(
         close(conn, &challenge, new_status, challenge.opponent_id.as_deref(), None, now)?;
         challenge.status = new_status.to_owned();
         challenge.updated_at = now.naive_utc();
-        one_with_names(conn, challenge)
+        let details = one_with_names(conn, challenge)?;
+        let kind = if as_challenger {
+            EventKind::ChallengeCancelled
+        } else {
+            EventKind::ChallengeDeclined
+        };
+        let event = Event::challenge(kind, &ChallengeView::new(details.clone())?)?;
+        events::record(conn, vec![event], now.naive_utc())?;
+        Ok(details)
     })
     .await
 }

@@ -134,6 +134,11 @@ impl Chance {
         Ok(position)
     }
 
+    /// The moves the server played, in order.
+    pub(super) fn automatic(&self) -> &[Move] {
+        &self.automatic
+    }
+
     /// Whether the server played a move for `side`.
     pub(super) fn moved(&self, side: Side) -> bool {
         self.automatic.iter().any(|mv| mv.side == side.name())

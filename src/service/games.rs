@@ -9,8 +9,10 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::chance::{Autoplay, Chance};
 use super::error::{Conflict, Refusal, ServiceError, Unauthenticated};
+use super::events::{self, Event, EventKind};
 use super::game::{Dice, GameResult, GameState, GameStatus, Termination};
 use super::notifications::{self, GameForMail, Notifier, Recipient};
+use super::views::{GameView, MoveView};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
@@ -31,12 +33,10 @@ pub struct GameDetails {
 }
 
 /// The result of a move request.
-#[derive(Debug)]
 pub struct PlayedMove {
     pub mv: Move,
-    pub game: GameDetails,
-    /// The position the game is in now, already read (none for a replayed move).
-    pub position: Option<Box<dyn LoadedPosition>>,
+    /// The game as the move left it, legal moves included.
+    pub game: GameView,
     /// The request repeated a move that had already been accepted.
     pub replayed: bool,
 }
@@ -412,9 +412,9 @@ struct MovePlan {
     mv: Move,
     chance: Chance,
     mail: Option<OutboxRow>,
-    white: UserRef,
-    black: UserRef,
-    position: Box<dyn LoadedPosition>,
+    /// The game after the move as clients see it: the answer, and the events' data.
+    view: GameView,
+    events: Vec<Event>,
 }
 
 /// Stores a decided move, on condition that neither the game nor the caller's session changed
@@ -434,14 +434,10 @@ fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> 
     db::moves::append(conn, &plan.mv)?;
     plan.chance.store(conn)?;
     notifications::store(conn, plan.mail)?;
+    events::record(conn, plan.events, plan.mv.created_at)?;
     Ok(PlayedMove {
         mv: plan.mv,
-        game: GameDetails {
-            game: plan.game,
-            white: plan.white,
-            black: plan.black,
-        },
-        position: Some(plan.position),
+        game: plan.view,
         replayed: false,
     })
 }
@@ -507,8 +503,7 @@ fn decide(
     {
         return Ok(Decided::Replayed(Box::new(PlayedMove {
             mv,
-            game: with_players(game),
-            position: None,
+            game: GameView::new(with_players(game), true)?,
             replayed: true,
         })));
     }
@@ -618,15 +613,25 @@ fn decide(
     } else {
         None
     };
+    // The view and the events' data are worked out here, before the write, so that the writer
+    // only stores them.
+    let details = with_players(game.clone());
+    let legal_moves = game.to_move.map(|_| after.legal_moves());
+    let view = GameView::with_legal_moves(details.clone(), legal_moves);
+    let moves: Vec<MoveView> = std::iter::once(&mv)
+        .chain(chance.automatic())
+        .cloned()
+        .map(MoveView::from)
+        .collect();
+    let events = events::after_game_change(&details, &view, &moves, None)?;
     Ok(Decided::Write(Box::new(MovePlan {
         read_ply: previous_ply,
         caller: caller.clone(),
         mv,
         chance,
         mail,
-        white: white.user_ref(),
-        black: black.user_ref(),
-        position: after,
+        view,
+        events,
         game,
     })))
 }
@@ -691,6 +696,16 @@ pub(super) fn lose_on_time(
     for to in players {
         notifications::enqueue(conn, to, mail.timeout(to, loser), Some(&game.id), now)?;
     }
+    let [white, black] = players.map(|p| UserRef {
+        id: p.id.clone(),
+        username: p.username.clone(),
+    });
+    let details = GameDetails {
+        game: game.clone(),
+        white,
+        black,
+    };
+    tell_everyone(conn, details, None, now)?;
     Ok(())
 }
 
@@ -837,9 +852,24 @@ pub async fn resign(
         tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
             mail.game_over(to)
         })?;
+        tell_everyone(conn, details.clone(), None, now)?;
         Ok(details)
     })
     .await
+}
+
+/// Records the events of a change made off the board (a draw answered, a resignation, a flag
+/// fallen) for both players and the game's spectators.
+fn tell_everyone(
+    conn: &mut DbConn,
+    details: GameDetails,
+    draw: Option<(EventKind, Side)>,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    let view = GameView::new(details.clone(), true)?;
+    let events = events::after_game_change(&details, &view, &[], draw)?;
+    events::record(conn, events, now.naive_utc())?;
+    Ok(())
 }
 
 /// Mails the opponent of `actor` about what `actor` just did.
@@ -924,6 +954,14 @@ pub async fn draw(
         }
         save(conn, &game, ply)?;
         let details = details(conn, game)?;
+        let happened = if !details.game.is_active() {
+            EventKind::DrawAccepted
+        } else if action == DrawAction::Offer {
+            EventKind::DrawOffered
+        } else {
+            EventKind::DrawDeclined
+        };
+        tell_everyone(conn, details.clone(), Some((happened, side)), now)?;
         if !details.game.is_active() {
             tell_opponent(conn, &notifier, &details, side, now, |mail, to| {
                 mail.game_over(to)

@@ -8,6 +8,7 @@ pub mod challenges;
 mod chance;
 pub mod clocks;
 pub mod error;
+pub mod events;
 pub mod game;
 pub mod games;
 pub mod notifications;
@@ -16,6 +17,7 @@ pub mod passwords;
 pub mod records;
 pub mod scheduler;
 pub mod vacations;
+pub mod views;
 
 use self::error::ServiceError;
 use chrono::{DateTime, Utc};

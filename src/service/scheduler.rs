@@ -10,6 +10,7 @@
 use chrono::{DateTime, Days, NaiveDateTime, NaiveTime, Utc};
 
 use super::error::ServiceError;
+use super::events::{self, Event};
 use super::game::GameState;
 use super::games::lose_on_time;
 use super::notifications::{self, GameForMail, Settings, TurnDelivery};
@@ -171,6 +172,8 @@ fn send_due_reminders(
         }
         // The primary key makes a concurrent second runner fail here, rolling back its mail.
         reminders::record(conn, &game.id, game.ply, hours_before, now.naive_utc())?;
+        let event = Event::reminder(&game.id, game.ply, to_move, deadline_utc, hours)?;
+        events::record(conn, vec![event], now.naive_utc())?;
         if let Some(reminder) = mail.reminder(&to, now) {
             notifications::enqueue(conn, &to, reminder, Some(&game.id), now)?;
         }

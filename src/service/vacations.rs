@@ -6,7 +6,9 @@ use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 
 use super::clocks;
 use super::error::{Conflict, ServiceError};
+use super::events::{self, Event, EventKind};
 use super::game::GameState;
+use super::views::VacationView;
 use crate::clock::{self, Pause};
 use crate::db::models::Vacation;
 use crate::db::{Database, DbConn, games, users, vacations};
@@ -144,7 +146,9 @@ async fn start(
         vacations::insert(conn, &vacation)?;
         refresh_deadlines(conn, &user_id)?;
         let (rows, zone) = load(conn, &user_id)?;
-        Ok(standing(&rows, zone, allowance, now))
+        let standing = standing(&rows, zone, allowance, now);
+        tell(conn, EventKind::VacationStarted, &user_id, &standing, now)?;
+        Ok(standing)
     })
     .await
 }
@@ -156,7 +160,7 @@ async fn end(
     now: DateTime<Utc>,
 ) -> Result<VacationStatus, ServiceError> {
     db.write(move |conn| {
-        if !end_open_vacation(conn, &user_id, now.naive_utc())? {
+        if !end_open_vacation(conn, &user_id, allowance, now.naive_utc(), now)? {
             return Err(ServiceError::conflict(
                 Conflict::NotOnVacation,
                 "you are not on vacation; start one with POST /api/v1/me/vacation",
@@ -169,16 +173,35 @@ async fn end(
 }
 
 /// Ends the user's open vacation at `at` and restarts their clocks; false when there was none.
-pub(super) fn end_open_vacation(
+fn end_open_vacation(
     conn: &mut DbConn,
     user_id: &str,
+    allowance: Duration,
     at: NaiveDateTime,
+    now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
     let ended = vacations::end_open(conn, user_id, at)?;
     if ended {
         refresh_deadlines(conn, user_id)?;
+        let (rows, zone) = load(conn, user_id)?;
+        let standing = standing(&rows, zone, allowance, now);
+        tell(conn, EventKind::VacationEnded, user_id, &standing, now)?;
     }
     Ok(ended)
+}
+
+/// Records a vacation event for the user, with their standing after it.
+fn tell(
+    conn: &mut DbConn,
+    kind: EventKind,
+    user_id: &str,
+    standing: &VacationStatus,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    let view = VacationView::from(standing.clone());
+    let event = Event::vacation(kind, user_id, &view)?;
+    events::record(conn, vec![event], now.naive_utc())?;
+    Ok(())
 }
 
 /// Ends the vacations whose allowance ran out before `now`, at the moment it ran out.
@@ -195,7 +218,9 @@ pub(super) fn end_spent_vacations(
             continue;
         };
         let runs_out = ends_at(&rows, zone, allowance, current.started_at.and_utc());
-        if runs_out <= now && end_open_vacation(conn, &user_id, runs_out.naive_utc())? {
+        if runs_out <= now
+            && end_open_vacation(conn, &user_id, allowance, runs_out.naive_utc(), now)?
+        {
             ended += 1;
         }
     }

@@ -1,0 +1,3 @@
+DROP TABLE event_tickets;
+DROP TABLE event_log;
+DROP TABLE events;

@@ -1,0 +1,397 @@
+//! The event log: what happened that concerns a user, written in the transaction that made it
+//! happen (like the outbox), numbered, and kept for the retention window. Streams (`feed`) and
+//! webhooks read it; a client that was away asks for everything after the last id it saw
+//! (`docs/events.md`).
+
+pub mod feed;
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use serde::Serialize;
+
+use super::error::ServiceError;
+use super::games::GameDetails;
+use super::views::{ChallengeView, GameView, MoveView, VacationView};
+use crate::db::events::{NewEvent, StoredEvent};
+use crate::db::{self, Database, DbConn};
+use crate::rules::Side;
+use crate::service::UserRef;
+
+/// Kept at least this long unless configured otherwise.
+pub const DEFAULT_RETENTION_DAYS: u32 = 30;
+/// Streams one token may hold open unless configured otherwise: a client's tabs and devices.
+pub const DEFAULT_STREAMS_PER_TOKEN: usize = 8;
+
+/// How long events are kept, and how many streams a token may hold.
+#[derive(Clone, Copy, Debug)]
+pub struct EventSettings {
+    pub retention: chrono::Duration,
+    pub streams_per_token: usize,
+}
+
+impl Default for EventSettings {
+    fn default() -> Self {
+        EventSettings {
+            retention: chrono::Duration::days(i64::from(DEFAULT_RETENTION_DAYS)),
+            streams_per_token: DEFAULT_STREAMS_PER_TOKEN,
+        }
+    }
+}
+
+/// What happened. The names are stable: clients and webhook subscriptions use them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    ChallengeCreated,
+    ChallengeAccepted,
+    ChallengeDeclined,
+    ChallengeCancelled,
+    GameStarted,
+    Move,
+    TurnStarted,
+    ReminderDue,
+    DrawOffered,
+    DrawAccepted,
+    DrawDeclined,
+    GameOver,
+    VacationStarted,
+    VacationEnded,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 14] = [
+        EventKind::ChallengeCreated,
+        EventKind::ChallengeAccepted,
+        EventKind::ChallengeDeclined,
+        EventKind::ChallengeCancelled,
+        EventKind::GameStarted,
+        EventKind::Move,
+        EventKind::TurnStarted,
+        EventKind::ReminderDue,
+        EventKind::DrawOffered,
+        EventKind::DrawAccepted,
+        EventKind::DrawDeclined,
+        EventKind::GameOver,
+        EventKind::VacationStarted,
+        EventKind::VacationEnded,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::ChallengeCreated => "challenge.created",
+            EventKind::ChallengeAccepted => "challenge.accepted",
+            EventKind::ChallengeDeclined => "challenge.declined",
+            EventKind::ChallengeCancelled => "challenge.cancelled",
+            EventKind::GameStarted => "game.started",
+            EventKind::Move => "game.move",
+            EventKind::TurnStarted => "game.turn",
+            EventKind::ReminderDue => "game.reminder",
+            EventKind::DrawOffered => "game.draw_offered",
+            EventKind::DrawAccepted => "game.draw_accepted",
+            EventKind::DrawDeclined => "game.draw_declined",
+            EventKind::GameOver => "game.over",
+            EventKind::VacationStarted => "vacation.started",
+            EventKind::VacationEnded => "vacation.ended",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// Whether spectators see it on the game's public stream: what happens on the board and to
+    /// the game, never whose turn it privately is, reminders or challenges.
+    pub fn is_public(self) -> bool {
+        matches!(
+            self,
+            EventKind::GameStarted
+                | EventKind::Move
+                | EventKind::DrawOffered
+                | EventKind::DrawAccepted
+                | EventKind::DrawDeclined
+                | EventKind::GameOver
+        )
+    }
+}
+
+/// An event about to be recorded: what, for whom, and its data.
+#[derive(Clone, Debug)]
+pub struct Event {
+    kind: EventKind,
+    users: [Option<String>; 2],
+    game_id: Option<String>,
+    data: String,
+}
+
+fn json(data: &impl Serialize) -> Result<String, ServiceError> {
+    serde_json::to_string(data).map_err(|e| ServiceError::Internal(e.into()))
+}
+
+/// A game's events carry the game as `GET /api/v1/games/{id}` shows it.
+#[derive(Serialize)]
+struct GameData<'a> {
+    game_id: &'a str,
+    game: &'a GameView,
+}
+
+#[derive(Serialize)]
+struct MoveData<'a> {
+    game_id: &'a str,
+    /// The ply the game is at after these moves.
+    ply: i32,
+    /// The move played, then any the server played after it (forced moves, lost turns).
+    moves: &'a [MoveView],
+    game: &'a GameView,
+}
+
+#[derive(Serialize)]
+struct TurnData<'a> {
+    game_id: &'a str,
+    ply: i32,
+    /// When the player loses on time; `null` without a clock or while it stands still.
+    deadline: Option<DateTime<Utc>>,
+    opponent: &'a UserRef,
+}
+
+#[derive(Serialize)]
+struct DrawData<'a> {
+    game_id: &'a str,
+    /// The side that offered, accepted or declined.
+    by: Side,
+    game: &'a GameView,
+}
+
+#[derive(Serialize)]
+struct OverData<'a> {
+    game_id: &'a str,
+    result: Option<&'a str>,
+    termination: Option<&'a str>,
+    summary: Option<&'a str>,
+    game: &'a GameView,
+}
+
+#[derive(Serialize)]
+struct ReminderData<'a> {
+    game_id: &'a str,
+    ply: i32,
+    deadline: DateTime<Utc>,
+    hours_before: u32,
+}
+
+#[derive(Serialize)]
+struct ChallengeData<'a> {
+    challenge: &'a ChallengeView,
+}
+
+#[derive(Serialize)]
+struct VacationData<'a> {
+    vacation: &'a VacationView,
+}
+
+impl Event {
+    fn for_game(kind: EventKind, game: &GameView, data: String) -> Event {
+        Event {
+            kind,
+            users: [Some(game.white.id.clone()), Some(game.black.id.clone())],
+            game_id: Some(game.id.clone()),
+            data,
+        }
+    }
+
+    pub fn game_started(game: &GameView) -> Result<Event, ServiceError> {
+        let data = json(&GameData {
+            game_id: &game.id,
+            game,
+        })?;
+        Ok(Event::for_game(EventKind::GameStarted, game, data))
+    }
+
+    /// Moves stored by one request, and the game after them.
+    pub fn moved(moves: &[MoveView], game: &GameView) -> Result<Event, ServiceError> {
+        let data = json(&MoveData {
+            game_id: &game.id,
+            ply: game.ply,
+            moves,
+            game,
+        })?;
+        Ok(Event::for_game(EventKind::Move, game, data))
+    }
+
+    /// The turn of `to_move` began; only they are told.
+    pub fn turn_started(
+        game: &GameView,
+        to_move: &UserRef,
+        opponent: &UserRef,
+    ) -> Result<Event, ServiceError> {
+        let data = json(&TurnData {
+            game_id: &game.id,
+            ply: game.ply,
+            deadline: game.clock.as_ref().and_then(|clock| clock.deadline),
+            opponent,
+        })?;
+        Ok(Event {
+            kind: EventKind::TurnStarted,
+            users: [Some(to_move.id.clone()), None],
+            game_id: Some(game.id.clone()),
+            data,
+        })
+    }
+
+    pub fn draw(kind: EventKind, by: Side, game: &GameView) -> Result<Event, ServiceError> {
+        let data = json(&DrawData {
+            game_id: &game.id,
+            by,
+            game,
+        })?;
+        Ok(Event::for_game(kind, game, data))
+    }
+
+    pub fn game_over(game: &GameView) -> Result<Event, ServiceError> {
+        let data = json(&OverData {
+            game_id: &game.id,
+            result: game.result.as_deref(),
+            termination: game.termination.as_deref(),
+            summary: game.summary.as_deref(),
+            game,
+        })?;
+        Ok(Event::for_game(EventKind::GameOver, game, data))
+    }
+
+    /// A reminder point before `to_move`'s deadline passed.
+    pub fn reminder(
+        game_id: &str,
+        ply: i32,
+        to_move: &str,
+        deadline: DateTime<Utc>,
+        hours_before: u32,
+    ) -> Result<Event, ServiceError> {
+        let data = json(&ReminderData {
+            game_id,
+            ply,
+            deadline,
+            hours_before,
+        })?;
+        Ok(Event {
+            kind: EventKind::ReminderDue,
+            users: [Some(to_move.to_owned()), None],
+            game_id: Some(game_id.to_owned()),
+            data,
+        })
+    }
+
+    /// Something happened to a challenge; both its parties are told (an open challenge has one
+    /// until someone accepts it).
+    pub fn challenge(kind: EventKind, challenge: &ChallengeView) -> Result<Event, ServiceError> {
+        let data = json(&ChallengeData { challenge })?;
+        Ok(Event {
+            kind,
+            users: [
+                Some(challenge.challenger.id.clone()),
+                challenge.opponent.as_ref().map(|o| o.id.clone()),
+            ],
+            game_id: None,
+            data,
+        })
+    }
+
+    pub fn vacation(
+        kind: EventKind,
+        user_id: &str,
+        vacation: &VacationView,
+    ) -> Result<Event, ServiceError> {
+        let data = json(&VacationData { vacation })?;
+        Ok(Event {
+            kind,
+            users: [Some(user_id.to_owned()), None],
+            game_id: None,
+            data,
+        })
+    }
+}
+
+/// The events of a game after a move or an action off the board: the move (if any), the end of
+/// the game, or the turn of the player now to move.
+pub fn after_game_change(
+    details: &GameDetails,
+    view: &GameView,
+    moves: &[MoveView],
+    draw: Option<(EventKind, Side)>,
+) -> Result<Vec<Event>, ServiceError> {
+    let mut events = Vec::with_capacity(2);
+    if !moves.is_empty() {
+        events.push(Event::moved(moves, view)?);
+    }
+    if let Some((kind, by)) = draw {
+        events.push(Event::draw(kind, by, view)?);
+    }
+    let game = &details.game;
+    if !game.is_active() {
+        events.push(Event::game_over(view)?);
+    } else if !moves.is_empty()
+        && let Some(side) = game.to_move
+    {
+        let (to_move, opponent) = match side {
+            Side::White => (&details.white, &details.black),
+            Side::Black => (&details.black, &details.white),
+        };
+        events.push(Event::turn_started(view, to_move, opponent)?);
+    }
+    Ok(events)
+}
+
+/// Writes events in the caller's transaction; answers their ids.
+pub fn record(
+    conn: &mut DbConn,
+    events: Vec<Event>,
+    now: NaiveDateTime,
+) -> Result<Vec<i64>, ServiceError> {
+    let rows: Vec<NewEvent> = events
+        .into_iter()
+        .map(|event| {
+            let [user_id, other_user_id] = event.users;
+            let (user_id, other_user_id) = match (user_id, other_user_id) {
+                (None, other) => (other, None),
+                (first, second) if first == second => (first, None),
+                pair => pair,
+            };
+            NewEvent {
+                kind: event.kind.as_str(),
+                user_id,
+                other_user_id,
+                public: i32::from(event.kind.is_public() && event.game_id.is_some()),
+                game_id: event.game_id,
+                created_at: now,
+                data: event.data,
+            }
+        })
+        .collect();
+    Ok(db::events::insert(conn, &rows)?)
+}
+
+/// An event as clients receive it: `{"id", "type", "time", "data"}`, the stored data spliced in
+/// as it is.
+pub fn to_json(event: &StoredEvent) -> String {
+    let time = event
+        .created_at
+        .and_utc()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    format!(
+        r#"{{"id":{},"type":"{}","time":"{}","data":{}}}"#,
+        event.id, event.kind, time, event.data
+    )
+}
+
+/// Deletes the events older than the retention window, and the tickets that ran out.
+pub async fn prune(
+    db: &Database,
+    retention: chrono::Duration,
+    now: DateTime<Utc>,
+) -> Result<usize, ServiceError> {
+    let before = (now - retention).naive_utc();
+    let naive_now = now.naive_utc();
+    db.write(move |conn| {
+        db::events::prune_tickets(conn, naive_now)?;
+        Ok(db::events::prune(conn, before)?)
+    })
+    .await
+}
