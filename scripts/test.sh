@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: every test on SQLite, then the database tests again on PostgreSQL.
+# The whole test suite: every test on SQLite, then the database tests (API, durability, event
+# streams) again on PostgreSQL.
 #
 #   scripts/test.sh            # starts a throwaway PostgreSQL cluster (installing PostgreSQL
 #                              # from Debian's packages first if it is missing and we are root)
@@ -49,4 +50,4 @@ step "tests on SQLite"
 KURYR_TEST_DATABASE_URL= cargo test --locked "$@"
 
 step "database tests on PostgreSQL"
-cargo test --locked --test api --test durability "$@"
+cargo test --locked --test api --test durability --test events "$@"

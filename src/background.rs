@@ -1,6 +1,8 @@
-//! The server's background work: delivering the outbox, and the scheduler (timeouts, reminders,
-//! digests, vacations that run out). Both only read the database and the injected clock, so any
-//! number of server processes can run them on one database, and a restart loses nothing.
+//! The server's background work: the event feed that follows the log for this process's streams
+//! (and, on PostgreSQL, the listener that hears other processes' commits), delivering the outbox,
+//! and the scheduler (timeouts, reminders, digests, vacations that run out, pruning the event
+//! log). They only read the database and the injected clock, so any number of server processes
+//! can run them on one database, and a restart loses nothing.
 //!
 //! They live as long as the server: [`Background::spawn`] starts them and [`Background::stop`]
 //! lets each finish what it has in hand (the mail being sent, the scheduler's run) and waits for

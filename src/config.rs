@@ -137,6 +137,10 @@ pub struct ServeArgs {
     #[arg(long, env = "KURYR_STREAMS_PER_TOKEN", default_value_t = crate::service::events::DEFAULT_STREAMS_PER_TOKEN)]
     pub streams_per_token: usize,
 
+    /// Seconds an idle event stream waits before it sends a keep-alive, from 1 to 15.
+    #[arg(long, env = "KURYR_STREAM_KEEPALIVE_SECS", default_value_t = crate::service::events::MAX_KEEP_ALIVE_SECS)]
+    pub stream_keepalive_secs: u64,
+
     #[command(flatten)]
     pub defences: DefenceArgs,
 }
@@ -327,6 +331,10 @@ impl Settings {
         if serve.streams_per_token == 0 {
             anyhow::bail!("KURYR_STREAMS_PER_TOKEN must be at least 1");
         }
+        if !(1..=crate::service::events::MAX_KEEP_ALIVE_SECS).contains(&serve.stream_keepalive_secs)
+        {
+            anyhow::bail!("KURYR_STREAM_KEEPALIVE_SECS is from 1 to 15");
+        }
         Ok(Settings {
             listen: serve.listen,
             data_dir: storage.data_dir.clone(),
@@ -341,6 +349,7 @@ impl Settings {
             events: EventSettings {
                 retention: chrono::Duration::days(i64::from(serve.event_retention_days)),
                 streams_per_token: serve.streams_per_token,
+                keep_alive: std::time::Duration::from_secs(serve.stream_keepalive_secs),
             },
             defences: serve.defences.settings()?,
         })

@@ -10,16 +10,14 @@ mod common;
 
 use std::collections::HashMap;
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use diesel::{Connection, PgConnection, RunQueryDsl};
 use serde_json::{Value, json};
 
-use common::{Server, kuryr};
+use common::Storage;
 
 /// A whole legal Cheversi game, White first.
 const GAME: [&str; 16] = [
@@ -51,101 +49,8 @@ fn acknowledged_moves_survive_sigkill_on_postgres() {
         eprintln!("KURYR_TEST_DATABASE_URL is not set: the PostgreSQL durability test did not run");
         return;
     };
-    let storage = Storage::postgres(admin_url);
+    let storage = Storage::postgres(&admin_url, "durability");
     sigkill_mid_load_then_check(&storage);
-}
-
-/// Where the server keeps its data: a data folder (the token secret, and the SQLite file unless
-/// a PostgreSQL database is given), and the database, dropped at the end.
-struct Storage {
-    data_dir: tempfile::TempDir,
-    postgres: Option<PgDatabase>,
-}
-
-struct PgDatabase {
-    admin_url: String,
-    name: String,
-    url: String,
-}
-
-impl Drop for PgDatabase {
-    fn drop(&mut self) {
-        if let Ok(mut conn) = PgConnection::establish(&self.admin_url) {
-            let _ = diesel::sql_query(format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ))
-            .execute(&mut conn);
-        }
-    }
-}
-
-impl Storage {
-    fn sqlite() -> Storage {
-        Storage {
-            data_dir: tempfile::tempdir().expect("a temporary folder"),
-            postgres: None,
-        }
-    }
-
-    fn postgres(admin_url: String) -> Storage {
-        let name = format!("kuryr_durability_{}", uuid::Uuid::now_v7().simple());
-        let mut conn =
-            PgConnection::establish(&admin_url).expect("KURYR_TEST_DATABASE_URL must be reachable");
-        diesel::sql_query(format!("CREATE DATABASE {name}"))
-            .execute(&mut conn)
-            .expect("create a database for the test");
-        let (base, _) = admin_url
-            .rsplit_once('/')
-            .expect("a URL ending in /database");
-        let url = format!("{base}/{name}");
-        Storage {
-            data_dir: tempfile::tempdir().expect("a temporary folder"),
-            postgres: Some(PgDatabase {
-                admin_url,
-                name,
-                url,
-            }),
-        }
-    }
-
-    fn backend(&self) -> &'static str {
-        if self.postgres.is_some() {
-            "PostgreSQL"
-        } else {
-            "SQLite"
-        }
-    }
-
-    fn data(&self) -> &Path {
-        self.data_dir.path()
-    }
-
-    /// `kuryr serve` as an operator starts it: configured by the environment alone.
-    fn serve(&self) -> Server {
-        let mut command = kuryr(self.data());
-        command
-            .env("KURYR_LISTEN", "127.0.0.1:0")
-            // Every player registers from this one address, faster than a public server
-            // allows; the limits are not what this test is about.
-            .env("KURYR_LIMIT_REGISTRATIONS_PER_CLIENT", "off")
-            .env("KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", "off")
-            .arg("serve");
-        if let Some(database) = &self.postgres {
-            command.env("DATABASE_URL", &database.url);
-        }
-        let server = Server::start(command);
-        let database = match &self.postgres {
-            Some(database) => format!("database={}", database.url),
-            None => format!("database=sqlite://{}", self.data().display()),
-        };
-        assert!(
-            server.startup_log.last().unwrap().contains(&database),
-            "the server runs on the test's database: {:?}",
-            server.startup_log
-        );
-        server
-    }
 }
 
 /// An HTTP client of one thread. Requests time out, so a thread notices a server that stopped
@@ -335,7 +240,7 @@ fn play(
 
 fn sigkill_mid_load_then_check(storage: &Storage) {
     let backend = storage.backend();
-    let mut server = storage.serve();
+    let mut server = storage.serve(&[]);
     let client = Client::new(server.port);
 
     // Players, each logged in once: their tokens must still work after the restart.
@@ -473,7 +378,7 @@ fn sigkill_mid_load_then_check(storage: &Storage) {
     }
 
     // The same data, a new process, with the token secret it generated the first time.
-    let server = storage.serve();
+    let server = storage.serve(&[]);
     assert!(
         !server
             .startup_log

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod challenges;
+pub mod events;
 pub mod games;
 pub mod health;
 pub mod pages;
@@ -54,6 +55,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
         endpoint!(POST "/api/v1/games/{id}/moves" => games::play, Session::Handler),
         endpoint!(GET "/healthz" => health::healthz),
+        endpoint!(GET "/api/v1/events" => events::stream),
+        endpoint!(POST "/api/v1/events/ticket" => events::ticket),
+        endpoint!(GET "/api/v1/games/{id}/events" => events::game_stream),
         endpoint!(GET "/readyz" => health::readyz),
         endpoint!(GET "/api/v1/openapi.yaml" => health::openapi),
         endpoint!(POST "/api/v1/auth/register" => accounts::register),

@@ -36,6 +36,21 @@ pub enum ApiError {
     NotFound(String),
     #[error("{method} is not allowed on this resource")]
     MethodNotAllowed { method: String },
+    /// None of the media types the client accepts can be sent.
+    #[error("{0}")]
+    NotAcceptable(String),
+    /// A stream asked to resume from a point the event log no longer holds.
+    #[error(
+        "the events after that id are no longer kept (or the id is not one of this server's); \
+         read your games and challenges again, then open the stream without `since` or \
+         `Last-Event-ID`"
+    )]
+    EventsGone,
+    /// A token already holds as many event streams as it may.
+    #[error(
+        "this token already holds {limit} open event streams, the most it may; close one first"
+    )]
+    TooManyStreams { limit: usize },
     /// A state conflict with its own stable slug, such as `not-your-turn`.
     #[error("{detail}")]
     Conflict {
@@ -128,6 +143,9 @@ impl ApiError {
             ApiError::Forbidden(_) => ("forbidden", "Not allowed"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
             ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
+            ApiError::NotAcceptable(_) => ("not-acceptable", "No acceptable media type"),
+            ApiError::EventsGone => ("events-gone", "Those events are no longer kept"),
+            ApiError::TooManyStreams { .. } => ("too-many-streams", "Too many open streams"),
             ApiError::Conflict { slug, title, .. } | ApiError::Rules { slug, title, .. } => {
                 (slug, title)
             }
@@ -156,6 +174,13 @@ impl ApiError {
             ApiError::Conflict { extra, .. } | ApiError::Rules { extra, .. } => {
                 members.extend(extra.clone());
             }
+            ApiError::EventsGone => {
+                // Where a client rebuilds its state from.
+                members.insert(
+                    "resync".into(),
+                    json!(["/api/v1/games?status=all", "/api/v1/challenges"]),
+                );
+            }
             _ => {}
         }
         body
@@ -175,6 +200,9 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
+            ApiError::EventsGone => StatusCode::GONE,
+            ApiError::TooManyStreams { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,

@@ -212,7 +212,7 @@ pub fn gap_settled(conn: &mut DbConn, snapshot: &str) -> QueryResult<bool> {
         DbConn::Sqlite(_) => Ok(true),
         DbConn::Postgres(pg) => diesel::sql_query(
             "SELECT NOT EXISTS (
-                 SELECT 1 FROM unnest(pg_snapshot_xip($1::pg_snapshot)) AS running (xid)
+                 SELECT 1 FROM pg_snapshot_xip($1::pg_snapshot) AS running (xid)
                  WHERE pg_xact_status(running.xid) = 'in progress'
              ) AS settled",
         )

@@ -26,13 +26,20 @@ pub const DEFAULT_STREAMS_PER_TOKEN: usize = 8;
 pub struct EventSettings {
     pub retention: chrono::Duration,
     pub streams_per_token: usize,
+    /// How often an idle stream sends a keep-alive (and checks that its token still holds).
+    pub keep_alive: std::time::Duration,
 }
+
+/// The longest a stream stays silent: proxies and clients take a longer silence for a dead
+/// connection.
+pub const MAX_KEEP_ALIVE_SECS: u64 = 15;
 
 impl Default for EventSettings {
     fn default() -> Self {
         EventSettings {
             retention: chrono::Duration::days(i64::from(DEFAULT_RETENTION_DAYS)),
             streams_per_token: DEFAULT_STREAMS_PER_TOKEN,
+            keep_alive: std::time::Duration::from_secs(MAX_KEEP_ALIVE_SECS),
         }
     }
 }
@@ -394,4 +401,119 @@ pub async fn prune(
         Ok(db::events::prune(conn, before)?)
     })
     .await
+}
+
+/// How long a stream ticket may wait to be used.
+pub const TICKET_LIFETIME: chrono::Duration = chrono::Duration::seconds(60);
+
+/// Whose stream a ticket or a token opens, and for how long it may stay open.
+#[derive(Clone, Debug)]
+pub struct StreamHolder {
+    pub user_id: String,
+    pub session_version: i32,
+    /// Names the token the stream counts against (its streams are limited).
+    pub token_key: String,
+    /// When the token runs out: its streams end then.
+    pub token_expires_at: DateTime<Utc>,
+}
+
+/// A single-use ticket that opens one stream of `holder`'s events without an `Authorization`
+/// header, for browsers' `EventSource`. Only its SHA-256 is stored.
+pub async fn issue_ticket(
+    db: &Database,
+    holder: StreamHolder,
+    now: DateTime<Utc>,
+) -> Result<(String, DateTime<Utc>), ServiceError> {
+    use rand::RngCore;
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let ticket = hex::encode(bytes);
+    let expires_at = (now + TICKET_LIFETIME).min(holder.token_expires_at);
+    let row = db::events::Ticket {
+        hash: ticket_hash(&ticket),
+        user_id: holder.user_id,
+        session_version: holder.session_version,
+        token_key: holder.token_key,
+        token_expires_at: holder.token_expires_at.naive_utc(),
+        expires_at: expires_at.naive_utc(),
+    };
+    db.write(move |conn| Ok::<_, ServiceError>(db::events::insert_ticket(conn, &row)?))
+        .await?;
+    Ok((ticket, expires_at))
+}
+
+fn ticket_hash(ticket: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(ticket.as_bytes()))
+}
+
+/// Takes a ticket; one that was used, ran out, or whose session has ended since opens nothing.
+pub async fn redeem_ticket(
+    db: &Database,
+    ticket: String,
+    now: DateTime<Utc>,
+) -> Result<StreamHolder, ServiceError> {
+    let refused = || ServiceError::Unauthenticated(super::error::Unauthenticated::InvalidToken);
+    // A ticket is 64 hex digits; anything else is not worth a write.
+    if ticket.len() != 64 || !ticket.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(refused());
+    }
+    let hash = ticket_hash(&ticket);
+    let taken = db
+        .write(move |conn| {
+            let Some(ticket) = db::events::take_ticket(conn, &hash)? else {
+                return Ok::<_, ServiceError>(None);
+            };
+            let session_holds =
+                db::users::find_session(conn, &ticket.user_id, ticket.session_version)?.is_some();
+            Ok(session_holds.then_some(ticket))
+        })
+        .await?
+        .filter(|ticket| ticket.expires_at > now.naive_utc())
+        .ok_or_else(refused)?;
+    Ok(StreamHolder {
+        user_id: taken.user_id,
+        session_version: taken.session_version,
+        token_key: taken.token_key,
+        token_expires_at: taken.token_expires_at.and_utc(),
+    })
+}
+
+/// Whether the session a stream was opened with still holds (the password was not changed,
+/// the account not deleted).
+pub async fn session_holds(db: &Database, holder: &StreamHolder) -> Result<bool, ServiceError> {
+    let (id, version) = (holder.user_id.clone(), holder.session_version);
+    db.read(move |conn| {
+        Ok::<_, ServiceError>(db::users::find_session(conn, &id, version)?.is_some())
+    })
+    .await
+}
+
+/// Opens the stream of a user's events, replaying those after `since`.
+pub async fn open_user_stream(
+    feed: &feed::Feed,
+    db: &Database,
+    user_id: String,
+    since: Option<i64>,
+) -> Result<feed::Subscription, feed::ResumeError> {
+    feed::Subscription::open(feed, db, feed::Audience::User(user_id), since).await
+}
+
+/// Opens the public stream of a game, replaying its events after `since`.
+pub async fn open_game_stream(
+    feed: &feed::Feed,
+    db: &Database,
+    game_id: String,
+    since: Option<i64>,
+) -> Result<feed::Subscription, feed::ResumeError> {
+    let id = game_id.clone();
+    let exists = db
+        .read(move |conn| Ok::<_, ServiceError>(db::games::find(conn, &id)?.is_some()))
+        .await?;
+    if !exists {
+        return Err(feed::ResumeError::Failed(ServiceError::NotFound(format!(
+            "there is no game with id `{game_id}`"
+        ))));
+    }
+    feed::Subscription::open(feed, db, feed::Audience::Game(game_id), since).await
 }

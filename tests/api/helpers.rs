@@ -222,7 +222,17 @@ async fn start_app(
             let response = test::call_service(&*service, request).await;
             let status = response.status();
             let headers = response.headers().clone();
-            let bytes = test::read_body(response).await;
+            // An event stream never ends: its first piece (the opening) is all a test reads
+            // here; the streams themselves are read from the real server (tests/events.rs).
+            let streaming = headers
+                .get(actix_web::http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v == "text/event-stream" || v == "application/x-ndjson");
+            let bytes = if streaming {
+                first_piece(response).await
+            } else {
+                test::read_body(response).await
+            };
             let body = if bytes.is_empty() {
                 Value::Null
             } else {
@@ -503,4 +513,15 @@ pub fn link_in(text: &str, path: &str) -> String {
         .take_while(|c| !c.is_whitespace() && *c != '>' && *c != '"')
         .collect();
     link[PUBLIC_URL.len()..].to_owned()
+}
+
+/// The first piece of a streamed body; the rest of the stream is dropped.
+async fn first_piece(response: actix_web::dev::ServiceResponse) -> actix_web::web::Bytes {
+    use actix_web::body::MessageBody;
+    let body = response.into_body();
+    let mut body = std::pin::pin!(body);
+    std::future::poll_fn(|cx| body.as_mut().poll_next(cx))
+        .await
+        .and_then(Result::ok)
+        .unwrap_or_default()
 }

@@ -8,6 +8,7 @@ mod clocks;
 mod concurrency;
 mod cubulus;
 mod errors;
+mod events;
 mod games;
 mod hashing;
 mod helpers;

@@ -1,10 +1,15 @@
 //! The `kuryr` binary started as an operator starts it, for the tests that run the real process.
 
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use diesel::{Connection, PgConnection, RunQueryDsl};
 
 /// A running `kuryr serve`, stopped when dropped.
 pub struct Server {
@@ -96,5 +101,103 @@ impl Server {
         };
         let log = self.rest_of_log.take().unwrap().join().unwrap();
         (exited, log)
+    }
+}
+
+/// Where the server keeps its data: a data folder (the token secret, and the SQLite file unless
+/// a PostgreSQL database is given), and the database, dropped at the end.
+pub struct Storage {
+    data_dir: tempfile::TempDir,
+    postgres: Option<PgDatabase>,
+}
+
+pub struct PgDatabase {
+    admin_url: String,
+    name: String,
+    pub url: String,
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        if let Ok(mut conn) = PgConnection::establish(&self.admin_url) {
+            let _ = diesel::sql_query(format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
+            .execute(&mut conn);
+        }
+    }
+}
+
+impl Storage {
+    pub fn sqlite() -> Storage {
+        Storage {
+            data_dir: tempfile::tempdir().expect("a temporary folder"),
+            postgres: None,
+        }
+    }
+
+    /// A fresh database on the server `admin_url` names, dropped at the end; `purpose` goes into
+    /// its name.
+    pub fn postgres(admin_url: &str, purpose: &str) -> Storage {
+        let admin_url = admin_url.to_owned();
+        let name = format!("kuryr_{purpose}_{}", uuid::Uuid::now_v7().simple());
+        let mut conn =
+            PgConnection::establish(&admin_url).expect("KURYR_TEST_DATABASE_URL must be reachable");
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut conn)
+            .expect("create a database for the test");
+        let (base, _) = admin_url
+            .rsplit_once('/')
+            .expect("a URL ending in /database");
+        let url = format!("{base}/{name}");
+        Storage {
+            data_dir: tempfile::tempdir().expect("a temporary folder"),
+            postgres: Some(PgDatabase {
+                admin_url,
+                name,
+                url,
+            }),
+        }
+    }
+
+    pub fn backend(&self) -> &'static str {
+        if self.postgres.is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        }
+    }
+
+    pub fn data(&self) -> &Path {
+        self.data_dir.path()
+    }
+
+    /// `kuryr serve` as an operator starts it: configured by the environment alone, `env` on
+    /// top.
+    pub fn serve(&self, env: &[(&str, &str)]) -> Server {
+        let mut command = kuryr(self.data());
+        command.envs(env.iter().copied());
+        command
+            .env("KURYR_LISTEN", "127.0.0.1:0")
+            // Every player registers from this one address, faster than a public server
+            // allows; the limits are not what this test is about.
+            .env("KURYR_LIMIT_REGISTRATIONS_PER_CLIENT", "off")
+            .env("KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", "off")
+            .arg("serve");
+        if let Some(database) = &self.postgres {
+            command.env("DATABASE_URL", &database.url);
+        }
+        let server = Server::start(command);
+        let database = match &self.postgres {
+            Some(database) => format!("database={}", database.url),
+            None => format!("database=sqlite://{}", self.data().display()),
+        };
+        assert!(
+            server.startup_log.last().unwrap().contains(&database),
+            "the server runs on the test's database: {:?}",
+            server.startup_log
+        );
+        server
     }
 }

@@ -152,7 +152,7 @@ impl Feed {
             match start_point(&db).await {
                 Ok(id) => break id,
                 Err(e) => {
-                    tracing::error!(error = %e, "the event feed cannot read the log yet");
+                    tracing::error!(error = ?e, "the event feed cannot read the log yet");
                     tokio::select! {
                         () = stop.cancelled() => return,
                         () = tokio::time::sleep(Duration::from_secs(1)) => {}
@@ -172,7 +172,7 @@ impl Feed {
             }
             match self.follow(&db, &mut passed, &mut gap).await {
                 Ok(()) => {}
-                Err(e) => tracing::error!(error = %e, "the event feed could not read the log"),
+                Err(e) => tracing::error!(error = ?e, "the event feed could not read the log"),
             }
         }
         tracing::info!("event feed stopped");

@@ -1,0 +1,358 @@
+//! The event streams: Server-Sent Events or NDJSON over one long response, resumed from the last
+//! id a client saw (`docs/events.md`). The handlers only read the request, name the holder and
+//! frame what `service::events` hands them.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpRequest, HttpResponse};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use crate::api::Text;
+use crate::api::problem::ApiError;
+use crate::auth::AuthUser;
+use crate::db::Database;
+use crate::service::Clock;
+use crate::service::error::Unauthenticated;
+use crate::service::events::feed::{Published, ResumeError, Slot, Subscription};
+use crate::service::events::{self, StreamHolder};
+use crate::startup::AppState;
+
+/// How long an `EventSource` waits before it reconnects after the stream breaks.
+const RECONNECT_HINT_MS: u32 = 2_000;
+
+/// How a stream is written, chosen by `Accept`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Framing {
+    ServerSentEvents,
+    Ndjson,
+}
+
+impl Framing {
+    const SSE: &'static str = "text/event-stream";
+    const NDJSON: &'static str = "application/x-ndjson";
+
+    /// The first of the two media types `Accept` names; SSE for a client that takes anything.
+    fn negotiate(req: &HttpRequest) -> Result<Framing, ApiError> {
+        let accept = req
+            .headers()
+            .get_all(header::ACCEPT)
+            .filter_map(|value| value.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(",");
+        if accept.trim().is_empty() {
+            return Ok(Framing::ServerSentEvents);
+        }
+        let mut anything = false;
+        for range in accept.split(',') {
+            let media = range.split(';').next().unwrap_or("").trim();
+            match media.to_ascii_lowercase().as_str() {
+                Self::SSE => return Ok(Framing::ServerSentEvents),
+                Self::NDJSON => return Ok(Framing::Ndjson),
+                "*/*" | "text/*" => anything = true,
+                _ => {}
+            }
+        }
+        if anything {
+            return Ok(Framing::ServerSentEvents);
+        }
+        Err(ApiError::NotAcceptable(format!(
+            "events are streamed as `{}` or `{}`; ask for one of them in Accept",
+            Self::SSE,
+            Self::NDJSON
+        )))
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Framing::ServerSentEvents => Self::SSE,
+            Framing::Ndjson => Self::NDJSON,
+        }
+    }
+
+    /// Sent first: SSE's reconnection hint, and for both a first keep-alive, so that the
+    /// client knows at once the stream is open.
+    fn preamble(self) -> Bytes {
+        match self {
+            Framing::ServerSentEvents => {
+                Bytes::from(format!("retry: {RECONNECT_HINT_MS}\n: stream open\n\n"))
+            }
+            Framing::Ndjson => Bytes::from_static(b"\n"),
+        }
+    }
+
+    fn event(self, published: &Published) -> Bytes {
+        match self {
+            Framing::ServerSentEvents => Bytes::from(format!(
+                "id: {}\nevent: {}\ndata: {}\n\n",
+                published.event.id, published.event.kind, published.json
+            )),
+            Framing::Ndjson => Bytes::from(format!("{}\n", published.json)),
+        }
+    }
+
+    fn keep_alive(self) -> Bytes {
+        match self {
+            Framing::ServerSentEvents => Bytes::from_static(b": keep-alive\n\n"),
+            Framing::Ndjson => Bytes::from_static(b"\n"),
+        }
+    }
+
+    /// The last words of a stream that ends: a comment in SSE, nothing in NDJSON (whose
+    /// lines are all events or empty).
+    fn end(self, why: &str) -> Bytes {
+        match self {
+            Framing::ServerSentEvents => Bytes::from(format!(": stream ended: {why}\n\n")),
+            Framing::Ndjson => Bytes::new(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    since: Option<Text>,
+    ticket: Option<Text>,
+}
+
+/// Where to resume: `Last-Event-ID` (what `EventSource` sends when it reconnects, so newer
+/// than the URL's `since`), else `since`.
+fn resume_point(req: &HttpRequest, since: Option<&str>) -> Result<Option<i64>, ApiError> {
+    let last_event_id = req
+        .headers()
+        .get("last-event-id")
+        .map(|value| value.to_str().unwrap_or("\u{fffd}").trim().to_owned())
+        .filter(|value| !value.is_empty());
+    let (field, text) = match (&last_event_id, since) {
+        (Some(id), _) => ("Last-Event-ID", id.as_str()),
+        (None, Some(since)) => ("since", since),
+        (None, None) => return Ok(None),
+    };
+    text.parse::<i64>()
+        .ok()
+        .filter(|id| *id >= 0)
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::validation(
+                "since",
+                format!("{field} is the id of an event, a whole number from 0, not `{text}`"),
+            )
+        })
+}
+
+/// The token a request sent in `Authorization`: who holds the stream, which token it counts
+/// against, and when that token runs out.
+fn token_holder(state: &AppState, req: &HttpRequest, user: &AuthUser) -> Option<StreamHolder> {
+    use sha2::Digest;
+    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    let token = value.trim().split_once(' ')?.1.trim();
+    let claims = state.tokens.verify(token, state.clock.now())?;
+    let key = hex::encode(&sha2::Sha256::digest(token.as_bytes())[..16]);
+    Some(StreamHolder {
+        user_id: user.id.clone(),
+        session_version: claims.sv,
+        token_key: key,
+        token_expires_at: DateTime::from_timestamp(claims.exp, 0)?,
+    })
+}
+
+/// `GET /api/v1/events`: every event that concerns the caller.
+pub async fn stream(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    user: Option<AuthUser>,
+    query: Result<web::Query<StreamQuery>, actix_web::Error>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let query = query?.into_inner();
+    let framing = Framing::negotiate(&req)?;
+    let since = resume_point(&req, query.since.as_deref())?;
+    let holder = match (user, query.ticket) {
+        (Some(user), _) => token_holder(&state, &req, &user)
+            .ok_or(ApiError::Unauthorized(Unauthenticated::InvalidToken))?,
+        (None, Some(ticket)) => events::redeem_ticket(&state.db, ticket.0, state.clock.now())
+            .await
+            .map_err(ApiError::from)?,
+        (None, None) => return Err(ApiError::Unauthorized(Unauthenticated::NoToken).into()),
+    };
+    let limit = state.events.streams_per_token;
+    let slot = state
+        .feed
+        .take_slot(&holder.token_key, limit)
+        .ok_or(ApiError::TooManyStreams { limit })?;
+    let subscription =
+        events::open_user_stream(&state.feed, &state.db, holder.user_id.clone(), since)
+            .await
+            .map_err(resume_error)?;
+    Ok(respond(
+        &state,
+        framing,
+        subscription,
+        Some(holder),
+        Some(slot),
+    ))
+}
+
+/// `GET /api/v1/games/{id}/events`: the public events of one game.
+pub async fn game_stream(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    path: web::Path<Text>,
+    query: Result<web::Query<StreamQuery>, actix_web::Error>,
+) -> Result<HttpResponse, actix_web::Error> {
+    let query = query?.into_inner();
+    if query.ticket.is_some() {
+        return Err(ApiError::validation(
+            "ticket",
+            "a game's stream is public and takes no ticket",
+        )
+        .into());
+    }
+    let game_id = path.into_inner().0;
+    let framing = Framing::negotiate(&req)?;
+    let since = resume_point(&req, query.since.as_deref())?;
+    let subscription = events::open_game_stream(&state.feed, &state.db, game_id, since)
+        .await
+        .map_err(resume_error)?;
+    Ok(respond(&state, framing, subscription, None, None))
+}
+
+#[derive(Serialize)]
+struct TicketView {
+    ticket: String,
+    expires_at: DateTime<Utc>,
+    /// The stream this ticket opens, once.
+    stream_url: String,
+}
+
+/// `POST /api/v1/events/ticket`: a single-use ticket for `EventSource`, which cannot send an
+/// `Authorization` header.
+pub async fn ticket(
+    state: web::Data<AppState>,
+    req: HttpRequest,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    let holder = token_holder(&state, &req, &user)
+        .ok_or(ApiError::Unauthorized(Unauthenticated::InvalidToken))?;
+    let (ticket, expires_at) = events::issue_ticket(&state.db, holder, state.clock.now()).await?;
+    Ok(HttpResponse::Created().json(TicketView {
+        stream_url: format!("/api/v1/events?ticket={ticket}"),
+        ticket,
+        expires_at,
+    }))
+}
+
+fn resume_error(error: ResumeError) -> ApiError {
+    match error {
+        ResumeError::Gone => ApiError::EventsGone,
+        ResumeError::Failed(e) => e.into(),
+    }
+}
+
+/// What a stream holds while it is open.
+struct Open {
+    subscription: Subscription,
+    db: Database,
+    clock: Arc<dyn Clock>,
+    framing: Framing,
+    keep_alive: Duration,
+    holder: Option<StreamHolder>,
+    closing: CancellationToken,
+    /// Given back to the token when the stream ends.
+    _slot: Option<Slot>,
+    started: bool,
+    ended: bool,
+}
+
+fn respond(
+    state: &AppState,
+    framing: Framing,
+    subscription: Subscription,
+    holder: Option<StreamHolder>,
+    slot: Option<Slot>,
+) -> HttpResponse {
+    let open = Open {
+        subscription,
+        db: state.db.clone(),
+        clock: state.clock.clone(),
+        framing,
+        keep_alive: state.events.keep_alive,
+        holder,
+        closing: state.feed.closing(),
+        _slot: slot,
+        started: false,
+        ended: false,
+    };
+    let body = futures_util::stream::unfold(open, next_chunk);
+    HttpResponse::Ok()
+        .insert_header((
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(framing.content_type()),
+        ))
+        .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
+        // Proxies that buffer (nginx) would hold the events back.
+        .insert_header(("x-accel-buffering", HeaderValue::from_static("no")))
+        .streaming(body)
+}
+
+/// The next piece of a stream: an event, a keep-alive, or its last words.
+async fn next_chunk(mut open: Open) -> Option<(Result<Bytes, Infallible>, Open)> {
+    if open.ended {
+        return None;
+    }
+    if !open.started {
+        open.started = true;
+        return Some((Ok(open.framing.preamble()), open));
+    }
+    let left = open.holder.as_ref().map(|holder| {
+        (holder.token_expires_at - open.clock.now())
+            .to_std()
+            .unwrap_or(Duration::ZERO)
+    });
+    let chunk = tokio::select! {
+        biased;
+        () = open.closing.cancelled() => Err("the server is stopping"),
+        () = tokio::time::sleep(left.unwrap_or(Duration::MAX)), if left.is_some() => {
+            Err("the token expired")
+        }
+        next = open.subscription.next(&open.db) => match next {
+            Ok(published) => Ok(open.framing.event(&published)),
+            Err(e) => {
+                tracing::error!(error = %e, "an event stream could not go on");
+                Err("the server could not read the events; reconnect with Last-Event-ID")
+            }
+        },
+        () = tokio::time::sleep(open.keep_alive) => match still_valid(&open).await {
+            Ok(()) => Ok(open.framing.keep_alive()),
+            Err(why) => Err(why),
+        },
+    };
+    match chunk {
+        Ok(bytes) => Some((Ok(bytes), open)),
+        Err(why) => {
+            open.ended = true;
+            Some((Ok(open.framing.end(why)), open))
+        }
+    }
+}
+
+/// Whether the stream's token still holds: unexpired (by the server's clock), its session not
+/// ended since (password changed, account gone).
+async fn still_valid(open: &Open) -> Result<(), &'static str> {
+    let Some(holder) = &open.holder else {
+        return Ok(());
+    };
+    if holder.token_expires_at <= open.clock.now() {
+        return Err("the token expired");
+    }
+    match events::session_holds(&open.db, holder).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err("the session ended"),
+        // A database that does not answer now may answer at the next keep-alive.
+        Err(_) => Ok(()),
+    }
+}
