@@ -1,5 +1,5 @@
-//! The server's background work: delivering the outbox, and the scheduler (timeouts, reminders,
-//! digests, vacations that run out). Both only read the database and the injected clock, so any
+//! The server's background work: delivering the outbox, delivering webhooks, and the scheduler
+//! (timeouts, reminders, digests, vacations that run out). Both only read the database and the injected clock, so any
 //! number of server processes can run them on one database, and a restart loses nothing.
 //!
 //! They live as long as the server: [`Background::spawn`] starts them and [`Background::stop`]
@@ -18,11 +18,17 @@ use crate::mail::Mailer;
 use crate::service::events::feed::Feed;
 use crate::service::events::{self, EventSettings};
 use crate::service::notifications::Notifier;
+use crate::service::webhooks::WebhookSettings;
+use crate::service::webhooks::delivery as webhook_delivery;
 use crate::service::{Clock, outbox, scheduler};
+use crate::webhook::transport::Sender;
 
 /// How often the outbox is checked: turn mails should leave within seconds of the move, and a
 /// crashed worker's mail soon after its lease (`outbox::LEASE`) runs out.
 const OUTBOX_POLL: Duration = Duration::from_secs(2);
+/// How often webhooks look for new events and due deliveries: events reach endpoints within
+/// seconds, and a crashed worker's deliveries soon after their lease runs out.
+const WEBHOOK_POLL: Duration = Duration::from_secs(2);
 /// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
 /// How often the rate limits forget clients that have been quiet.
@@ -39,6 +45,7 @@ pub struct Work {
     pub limits: Arc<Limits>,
     pub feed: Feed,
     pub events: EventSettings,
+    pub webhooks: WebhookSettings,
 }
 
 /// The running loops. Dropping this asks them to stop without waiting for them.
@@ -56,6 +63,7 @@ impl Background {
             tokio::spawn(work.feed.clone().run(work.db.clone(), stop.clone())),
             tokio::spawn(listen(work.clone(), stop.clone())),
             tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
+            tokio::spawn(deliver_webhooks(work.clone(), stop.clone())),
             tokio::spawn(sweep_limits(work.clone(), stop.clone())),
             tokio::spawn(run_scheduler(work, stop.clone())),
         ];
@@ -120,6 +128,40 @@ async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
         }
     }
     tracing::info!("outbox delivery stopped");
+}
+
+/// Fans new events out to the webhooks and sends what is due. On stop, the requests in flight
+/// are finished and recorded.
+async fn deliver_webhooks(work: Arc<Work>, stop: CancellationToken) {
+    let sender = match Sender::new(work.webhooks.allow_private) {
+        Ok(sender) => sender,
+        Err(e) => {
+            tracing::error!(error = %e, "webhooks cannot be delivered");
+            return;
+        }
+    };
+    while !stop.is_cancelled() {
+        let mut busy = false;
+        // Only as far as the feed has passed: no event below it can still appear.
+        let upto = work.feed.passed();
+        match webhook_delivery::fan_out(&work.db, upto, work.clock.now()).await {
+            Ok(done) => busy |= done.more,
+            Err(e) => tracing::error!(error = %e, "webhook fan-out failed"),
+        }
+        let clock = work.clock.as_ref();
+        match webhook_delivery::deliver_due(&work.db, &sender, &work.notifier, clock, &stop).await {
+            // Something was done, so more may be waiting.
+            Ok(done) => busy |= done.attempts() > 0,
+            Err(e) => tracing::error!(error = %e, "webhook delivery failed"),
+        }
+        if busy {
+            continue;
+        }
+        if !pause(WEBHOOK_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("webhook delivery stopped");
 }
 
 async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {

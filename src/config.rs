@@ -13,6 +13,7 @@ use crate::limits::{LimitSettings, RateSetting};
 use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
 use crate::service::events::EventSettings;
 use crate::service::passwords::HasherSettings;
+use crate::service::webhooks::WebhookSettings;
 
 #[derive(Debug, Parser)]
 #[command(name = "kuryr", version, about = "Kuryr, a correspondence game server")]
@@ -136,6 +137,11 @@ pub struct ServeArgs {
     /// Event streams one token may hold open at once; the next gets 429.
     #[arg(long, env = "KURYR_STREAMS_PER_TOKEN", default_value_t = crate::service::events::DEFAULT_STREAMS_PER_TOKEN)]
     pub streams_per_token: usize,
+
+    /// Let webhooks go to loopback and private network addresses (`localhost`, 10.0.0.0/8,
+    /// …), for development and tests. Link-local, multicast and reserved addresses stay refused.
+    #[arg(long, env = "KURYR_WEBHOOK_ALLOW_PRIVATE")]
+    pub webhook_allow_private: bool,
 
     #[command(flatten)]
     pub defences: DefenceArgs,
@@ -299,6 +305,7 @@ pub struct Settings {
     pub mail: MailSettings,
     pub vacation_days: u32,
     pub events: EventSettings,
+    pub webhooks: WebhookSettings,
     pub defences: Defences,
 }
 
@@ -341,6 +348,9 @@ impl Settings {
             events: EventSettings {
                 retention: chrono::Duration::days(i64::from(serve.event_retention_days)),
                 streams_per_token: serve.streams_per_token,
+            },
+            webhooks: WebhookSettings {
+                allow_private: serve.webhook_allow_private,
             },
             defences: serve.defences.settings()?,
         })
