@@ -467,6 +467,13 @@ mod tests {
     }
 
     #[test]
+    fn webhooks_go_to_public_addresses_unless_private_ones_are_allowed() {
+        assert!(!serve_settings(&[]).unwrap().webhooks.allow_private);
+        let allowing = serve_settings(&["--webhook-allow-private"]).unwrap();
+        assert!(allowing.webhooks.allow_private);
+    }
+
+    #[test]
     fn without_mail_settings_mail_goes_into_the_data_dir() {
         let settings = serve_settings(&["--listen", "127.0.0.1:9090"]).unwrap();
         assert!(settings.mail.smtp_url.is_none());

@@ -159,6 +159,12 @@ impl Application {
                 .with_trusted_proxies(defences.trusted_proxies.clone()),
         );
         raise_open_file_limit();
+        if settings.webhooks.allow_private {
+            tracing::warn!(
+                "webhooks may go to loopback and private network addresses \
+                 (KURYR_WEBHOOK_ALLOW_PRIVATE): for development and tests only"
+            );
+        }
 
         let listener = TcpListener::bind(settings.listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;
