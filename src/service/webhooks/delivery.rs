@@ -62,7 +62,7 @@ pub struct FannedOut {
     /// Webhooks whose mark this step moved.
     pub webhooks: usize,
     pub deliveries: usize,
-    /// Some webhook had more events than one step reads.
+    /// More is waiting than one step takes: more webhooks behind, or more events for one.
     pub more: bool,
 }
 
@@ -87,7 +87,9 @@ pub async fn fan_out(
     if webhooks.is_empty() {
         return Ok(FannedOut::default());
     }
-    let (mut plans, more) = db
+    // More webhooks may be behind than one step takes.
+    let more_webhooks = webhooks.len() as i64 == WEBHOOKS_PER_STEP;
+    let (mut plans, more_events) = db
         .read(move |conn| {
             let mut plans = Vec::with_capacity(webhooks.len());
             let mut more = false;
@@ -151,7 +153,7 @@ pub async fn fan_out(
             Ok::<_, ServiceError>(done)
         })
         .await?;
-    done.more = more;
+    done.more = more_webhooks || more_events;
     Ok(done)
 }
 
