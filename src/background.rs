@@ -1,8 +1,8 @@
 //! The server's background work: the event feed that follows the log for this process's streams
-//! (and, on PostgreSQL, the listener that hears other processes' commits), delivering the outbox,
-//! and the scheduler (timeouts, reminders, digests, vacations that run out, pruning the event
-//! log). They only read the database and the injected clock, so any number of server processes
-//! can run them on one database, and a restart loses nothing.
+//! (and, on PostgreSQL, the listener that hears other processes' commits), webhook fan-out and
+//! delivery, delivering the outbox, and the scheduler (timeouts, reminders, digests, vacations
+//! that run out, pruning the event log). They only read the database and the injected clock, so
+//! any number of server processes can run them on one database, and a restart loses nothing.
 //!
 //! They live as long as the server: [`Background::spawn`] starts them and [`Background::stop`]
 //! lets each finish what it has in hand (the mail being sent, the scheduler's run) and waits for
@@ -20,11 +20,17 @@ use crate::mail::Mailer;
 use crate::service::events::feed::Feed;
 use crate::service::events::{self, EventSettings};
 use crate::service::notifications::Notifier;
+use crate::service::webhooks::WebhookSettings;
+use crate::service::webhooks::delivery as webhook_delivery;
 use crate::service::{Clock, outbox, scheduler};
+use crate::webhook::transport::Sender;
 
 /// How often the outbox is checked: turn mails should leave within seconds of the move, and a
 /// crashed worker's mail soon after its lease (`outbox::LEASE`) runs out.
 const OUTBOX_POLL: Duration = Duration::from_secs(2);
+/// How often webhooks look for new events and due deliveries: events reach endpoints within
+/// seconds, and a crashed worker's deliveries soon after their lease runs out.
+const WEBHOOK_POLL: Duration = Duration::from_secs(2);
 /// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
 /// How often the rate limits forget clients that have been quiet.
@@ -41,6 +47,7 @@ pub struct Work {
     pub limits: Arc<Limits>,
     pub feed: Feed,
     pub events: EventSettings,
+    pub webhooks: WebhookSettings,
 }
 
 /// The running loops. Dropping this asks them to stop without waiting for them.
@@ -50,7 +57,7 @@ pub struct Background {
 }
 
 impl Background {
-    /// Starts both loops on the current Tokio runtime.
+    /// Starts the loops on the current Tokio runtime.
     pub fn spawn(work: Work) -> Background {
         let work = Arc::new(work);
         let stop = CancellationToken::new();
@@ -58,13 +65,14 @@ impl Background {
             tokio::spawn(work.feed.clone().run(work.db.clone(), stop.clone())),
             tokio::spawn(listen(work.clone(), stop.clone())),
             tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
+            tokio::spawn(deliver_webhooks(work.clone(), stop.clone())),
             tokio::spawn(sweep_limits(work.clone(), stop.clone())),
             tokio::spawn(run_scheduler(work, stop.clone())),
         ];
         Background { stop, loops }
     }
 
-    /// Asks both loops to stop once they have finished what they are doing, and waits for them.
+    /// Asks the loops to stop once they have finished what they are doing, and waits for them.
     pub async fn stop(mut self) {
         self.stop.cancel();
         for handle in self.loops.drain(..) {
@@ -122,6 +130,40 @@ async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
         }
     }
     tracing::info!("outbox delivery stopped");
+}
+
+/// Fans new events out to the webhooks and sends what is due. On stop, the requests in flight
+/// are finished and recorded.
+async fn deliver_webhooks(work: Arc<Work>, stop: CancellationToken) {
+    let sender = match Sender::new(work.webhooks.allow_private) {
+        Ok(sender) => sender,
+        Err(e) => {
+            tracing::error!(error = %e, "webhooks cannot be delivered");
+            return;
+        }
+    };
+    while !stop.is_cancelled() {
+        let mut busy = false;
+        // Only as far as the feed has passed: no event below it can still appear.
+        let upto = work.feed.passed();
+        match webhook_delivery::fan_out(&work.db, upto, work.clock.now()).await {
+            Ok(done) => busy |= done.more,
+            Err(e) => tracing::error!(error = %e, "webhook fan-out failed"),
+        }
+        let clock = work.clock.as_ref();
+        match webhook_delivery::deliver_due(&work.db, &sender, &work.notifier, clock, &stop).await {
+            // Something was done, so more may be waiting.
+            Ok(done) => busy |= done.attempts() > 0,
+            Err(e) => tracing::error!(error = %e, "webhook delivery failed"),
+        }
+        if busy {
+            continue;
+        }
+        if !pause(WEBHOOK_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("webhook delivery stopped");
 }
 
 async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {

@@ -13,6 +13,7 @@ use crate::limits::{LimitSettings, RateSetting};
 use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
 use crate::service::events::EventSettings;
 use crate::service::passwords::HasherSettings;
+use crate::service::webhooks::WebhookSettings;
 
 #[derive(Debug, Parser)]
 #[command(name = "kuryr", version, about = "Kuryr, a correspondence game server")]
@@ -140,6 +141,11 @@ pub struct ServeArgs {
     /// Seconds an idle event stream waits before it sends a keep-alive, from 1 to 15.
     #[arg(long, env = "KURYR_STREAM_KEEPALIVE_SECS", default_value_t = crate::service::events::MAX_KEEP_ALIVE_SECS)]
     pub stream_keepalive_secs: u64,
+
+    /// Let webhooks go to loopback and private network addresses (`localhost`, 10.0.0.0/8,
+    /// …), for development and tests. Link-local, multicast and reserved addresses stay refused.
+    #[arg(long, env = "KURYR_WEBHOOK_ALLOW_PRIVATE")]
+    pub webhook_allow_private: bool,
 
     #[command(flatten)]
     pub defences: DefenceArgs,
@@ -303,6 +309,7 @@ pub struct Settings {
     pub mail: MailSettings,
     pub vacation_days: u32,
     pub events: EventSettings,
+    pub webhooks: WebhookSettings,
     pub defences: Defences,
 }
 
@@ -350,6 +357,9 @@ impl Settings {
                 retention: chrono::Duration::days(i64::from(serve.event_retention_days)),
                 streams_per_token: serve.streams_per_token,
                 keep_alive: std::time::Duration::from_secs(serve.stream_keepalive_secs),
+            },
+            webhooks: WebhookSettings {
+                allow_private: serve.webhook_allow_private,
             },
             defences: serve.defences.settings()?,
         })
@@ -463,6 +473,13 @@ mod tests {
             ..*serve
         };
         Settings::from_args(&cli.storage, &serve)
+    }
+
+    #[test]
+    fn webhooks_go_to_public_addresses_unless_private_ones_are_allowed() {
+        assert!(!serve_settings(&[]).unwrap().webhooks.allow_private);
+        let allowing = serve_settings(&["--webhook-allow-private"]).unwrap();
+        assert!(allowing.webhooks.allow_private);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! * [`service`]: the use cases, each one transaction;
 //! * [`api`]: the HTTP handlers, thin wrappers around the services;
 //! * [`mail`]: notification mails, rendered and sent;
+//! * [`webhook`]: webhook signatures, the addresses they may go to, the signed POST;
 //! * [`files`]: the private modes of the files and folders the server keeps;
 //! * [`startup`]: wiring it together.
 
@@ -24,3 +25,4 @@ pub mod mail;
 pub mod rules;
 pub mod service;
 pub mod startup;
+pub mod webhook;

@@ -21,6 +21,7 @@ use crate::service::events::EventSettings;
 use crate::service::events::feed::Feed;
 use crate::service::notifications::Notifier;
 use crate::service::passwords::Hasher;
+use crate::service::webhooks::WebhookSettings;
 use crate::service::{Clock, SystemClock};
 
 /// What every request handler can reach.
@@ -41,6 +42,7 @@ pub struct AppState {
     /// New events, for the streams; followed by a background loop.
     pub feed: Feed,
     pub events: EventSettings,
+    pub webhooks: WebhookSettings,
 }
 
 /// Vacation days per year when nothing else is configured.
@@ -67,12 +69,18 @@ impl AppState {
             after_answer: TaskTracker::new(),
             feed: Feed::new(db.committed()),
             events: EventSettings::default(),
+            webhooks: WebhookSettings::default(),
             db,
         }
     }
 
     pub fn with_events(mut self, events: EventSettings) -> Self {
         self.events = events;
+        self
+    }
+
+    pub fn with_webhooks(mut self, webhooks: WebhookSettings) -> Self {
+        self.webhooks = webhooks;
         self
     }
 
@@ -146,10 +154,17 @@ impl Application {
             AppState::new(db, hasher, tokens, clock, notifier)
                 .with_vacation_days(settings.vacation_days)
                 .with_events(settings.events)
+                .with_webhooks(settings.webhooks)
                 .with_limits(&defences.limits)
                 .with_trusted_proxies(defences.trusted_proxies.clone()),
         );
         raise_open_file_limit();
+        if settings.webhooks.allow_private {
+            tracing::warn!(
+                "webhooks may go to loopback and private network addresses \
+                 (KURYR_WEBHOOK_ALLOW_PRIVATE): for development and tests only"
+            );
+        }
 
         let listener = TcpListener::bind(settings.listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;
@@ -163,6 +178,7 @@ impl Application {
             limits: state.limits.clone(),
             feed: state.feed.clone(),
             events: state.events,
+            webhooks: state.webhooks,
         });
         let after_answer = state.after_answer.clone();
         let feed = state.feed.clone();

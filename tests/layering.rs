@@ -22,6 +22,7 @@ const BELOW_HTTP: &[&str] = &[
     "src/db",
     "src/service",
     "src/mail",
+    "src/webhook",
     "src/background.rs",
     "src/auth.rs",
 ];

@@ -12,6 +12,7 @@ pub mod pages;
 pub mod problem;
 pub mod rules;
 pub mod views;
+pub mod webhooks;
 
 use actix_web::http::{Method, header};
 use actix_web::{HttpRequest, HttpResponse, Route, web};
@@ -98,6 +99,14 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves),
         endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
         endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay),
+        endpoint!(GET "/api/v1/webhooks" => webhooks::list),
+        endpoint!(POST "/api/v1/webhooks" => webhooks::create),
+        endpoint!(GET "/api/v1/webhooks/{id}" => webhooks::get),
+        endpoint!(PATCH "/api/v1/webhooks/{id}" => webhooks::update),
+        endpoint!(DELETE "/api/v1/webhooks/{id}" => webhooks::delete),
+        endpoint!(POST "/api/v1/webhooks/{id}/rotate" => webhooks::rotate),
+        endpoint!(GET "/api/v1/webhooks/{id}/deliveries" => webhooks::deliveries),
+        endpoint!(POST "/api/v1/webhooks/{id}/deliveries/{event}/retry" => webhooks::retry),
     ]
 }
 

@@ -59,8 +59,9 @@ pub enum ApiError {
         detail: String,
         extra: Map<String, Value>,
     },
-    /// A move or a position that the rules refuse, with its own slug and extension members
-    /// (the legal moves, the offending token, the candidates of an ambiguous move).
+    /// A move or a position that the rules refuse, or a webhook address the server's rules
+    /// refuse, with its own slug and extension members (the legal moves, the offending token,
+    /// the candidates of an ambiguous move, the kind of address).
     #[error("{detail}")]
     Rules {
         slug: &'static str,
@@ -292,6 +293,7 @@ impl From<ServiceError> for ApiError {
                     Conflict::PlyMismatch { current_ply } => {
                         problem.with("current_ply", current_ply)
                     }
+                    Conflict::TooManyWebhooks { limit } => problem.with("limit", limit),
                     _ => problem,
                 }
             }
@@ -309,6 +311,14 @@ impl From<ServiceError> for ApiError {
                     Refusal::Ambiguous { candidates } => problem.with("candidates", candidates),
                 }
             }
+            ServiceError::AddressRefused { reason, detail } => ApiError::Rules {
+                slug: "webhook-address-refused",
+                title: "Webhooks may not go to this address",
+                detail,
+                extra: Map::new(),
+            }
+            .with("field", "url")
+            .with("reason", reason),
             ServiceError::Limited(limited) => ApiError::TooManyRequests(limited),
             ServiceError::Unavailable => ApiError::Unavailable,
             ServiceError::Busy => ApiError::Busy,

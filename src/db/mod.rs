@@ -21,6 +21,7 @@ pub mod rolls;
 pub mod schema;
 pub mod users;
 pub mod vacations;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;

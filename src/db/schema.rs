@@ -165,11 +165,58 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    webhooks (id) {
+        id -> Text,
+        user_id -> Text,
+        url -> Text,
+        events -> Text,
+        secret -> Text,
+        previous_secret -> Nullable<Text>,
+        previous_secret_expires_at -> Nullable<Timestamp>,
+        enabled -> Integer,
+        disabled_reason -> Nullable<Text>,
+        last_event_id -> BigInt,
+        failing_since -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    webhook_deliveries (webhook_id, event_id) {
+        webhook_id -> Text,
+        event_id -> BigInt,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        locked_until -> Nullable<Timestamp>,
+        retrying_since -> Timestamp,
+        created_at -> Timestamp,
+        delivered_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    webhook_attempts (id) {
+        id -> BigInt,
+        webhook_id -> Text,
+        event_id -> BigInt,
+        attempted_at -> Timestamp,
+        status_code -> Nullable<Integer>,
+        error -> Nullable<Text>,
+        duration_ms -> Integer,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(vacations -> users (user_id));
 diesel::joinable!(outbox -> users (user_id));
 diesel::joinable!(rolls -> games (game_id));
 diesel::joinable!(challenges -> games (game_id));
+diesel::joinable!(webhooks -> users (user_id));
+diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
+diesel::joinable!(webhook_deliveries -> events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -182,5 +229,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     outbox,
     events,
     event_log,
-    event_tickets
+    event_tickets,
+    webhooks,
+    webhook_deliveries,
+    webhook_attempts
 );

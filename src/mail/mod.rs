@@ -13,6 +13,6 @@ pub use message::OutgoingMail;
 pub use templates::{
     ChallengeAccepted, ChallengeReceived, DeadlineReminder, Digest, DigestGame, DrawOffered,
     Footer, GameOver, Notification, Outcome, PasswordReset, RenderError, Rendered, Timeout,
-    VerifyEmail, YourTurn,
+    VerifyEmail, WebhookDisabled, YourTurn,
 };
 pub use transport::{DeliveryError, MailConfigError, MailSettings, Mailer, SmtpUrl};

@@ -47,6 +47,7 @@ pub enum Notification {
     Digest(Digest),
     VerifyEmail(VerifyEmail),
     PasswordReset(PasswordReset),
+    WebhookDisabled(WebhookDisabled),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -171,6 +172,19 @@ pub struct PasswordReset {
     pub expires: String,
 }
 
+/// The server stopped sending to one of the recipient's webhooks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebhookDisabled {
+    pub username: String,
+    /// The endpoint's URL.
+    pub url: String,
+    /// Why, in words: "it answered 410 Gone".
+    pub reason: String,
+    /// The webhook in the API.
+    pub webhook_url: String,
+    pub deliveries_url: String,
+}
+
 impl Notification {
     /// The name it is stored under, and its templates' name.
     pub fn kind(&self) -> &'static str {
@@ -185,6 +199,7 @@ impl Notification {
             Notification::Digest(_) => "digest",
             Notification::VerifyEmail(_) => "verify_email",
             Notification::PasswordReset(_) => "password_reset",
+            Notification::WebhookDisabled(_) => "webhook_disabled",
         }
     }
 
@@ -331,6 +346,8 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "verify_email.html",
         "password_reset.txt",
         "password_reset.html",
+        "webhook_disabled.txt",
+        "webhook_disabled.html",
     ];
     for (name, source) in templates {
         // A broken template shows up as a RenderError when it is used (and in the tests, which
@@ -507,6 +524,23 @@ mod tests {
                 "Kuryr — reset your password",
                 vec!["/reset/xyz", "reset the password", "Hello OPP"],
             ),
+            (
+                Notification::WebhookDisabled(WebhookDisabled {
+                    username: opponent.into(),
+                    url: "https://hooks.example.org/kuryr".into(),
+                    reason: "it answered 410 Gone".into(),
+                    webhook_url: "https://kuryr.example.org/api/v1/webhooks/w1".into(),
+                    deliveries_url: "https://kuryr.example.org/api/v1/webhooks/w1/deliveries"
+                        .into(),
+                }),
+                "Kuryr — your webhook was disabled",
+                vec![
+                    "Hello OPP",
+                    "https://hooks.example.org/kuryr",
+                    "it answered 410 Gone",
+                    "/api/v1/webhooks/w1/deliveries",
+                ],
+            ),
         ]
     }
 
@@ -523,7 +557,7 @@ mod tests {
     #[test]
     fn every_kind_renders_its_subject_and_content_in_both_parts() {
         let kinds = every_kind("alice");
-        assert_eq!(kinds.len(), 10, "one sample per Notification variant");
+        assert_eq!(kinds.len(), 11, "one sample per Notification variant");
         for (notification, subject, needles) in kinds {
             let rendered = notification.render(&footer()).unwrap();
             let kind = notification.kind();

@@ -23,6 +23,13 @@ pub enum ServiceError {
     /// The request is sound but the state of things forbids it now.
     #[error("{detail}")]
     Conflict { kind: Conflict, detail: String },
+    /// A webhook URL leads where the server does not send (`reason` names the kind of
+    /// address, as `webhook::address::Refused::reason` does).
+    #[error("{detail}")]
+    AddressRefused {
+        reason: &'static str,
+        detail: String,
+    },
     /// The rules of the game refuse a move.
     #[error("{detail}")]
     Refused { refusal: Refusal, detail: String },
@@ -75,6 +82,12 @@ pub enum Conflict {
     NoVacationLeft,
     /// A row that must be unique already exists.
     Duplicate,
+    /// The caller has as many webhooks as a user may have.
+    TooManyWebhooks {
+        limit: i64,
+    },
+    /// A delivery of a disabled webhook cannot be sent again until it is enabled.
+    WebhookDisabled,
 }
 
 impl Conflict {
@@ -95,6 +108,8 @@ impl Conflict {
             Conflict::NotOnVacation => "not-on-vacation",
             Conflict::NoVacationLeft => "no-vacation-left",
             Conflict::Duplicate => "conflict",
+            Conflict::TooManyWebhooks { .. } => "too-many-webhooks",
+            Conflict::WebhookDisabled => "webhook-disabled",
         }
     }
 
@@ -114,6 +129,8 @@ impl Conflict {
             Conflict::NotOnVacation => "Not on vacation",
             Conflict::NoVacationLeft => "No vacation left",
             Conflict::Duplicate => "Conflict",
+            Conflict::TooManyWebhooks { .. } => "Too many webhooks",
+            Conflict::WebhookDisabled => "The webhook is disabled",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod records;
 pub mod scheduler;
 pub mod vacations;
 pub mod views;
+pub mod webhooks;
 
 use self::error::ServiceError;
 use chrono::{DateTime, Utc};

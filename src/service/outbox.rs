@@ -231,9 +231,13 @@ async fn send_one(
             your_turn.notification(notifier, clocks::zone_of(&claimed.to.time_zone))
         }
     };
+    // Mail that answers something about the account itself has no setting to switch it off,
+    // so no unsubscribe link either.
     let account_mail = matches!(
         notification,
-        Notification::VerifyEmail(_) | Notification::PasswordReset(_)
+        Notification::VerifyEmail(_)
+            | Notification::PasswordReset(_)
+            | Notification::WebhookDisabled(_)
     );
     // A confirmation goes to the address it confirms; anything else goes to the user's address
     // as it is now, and only while it is confirmed.

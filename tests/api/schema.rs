@@ -4,6 +4,8 @@ use actix_web::http::StatusCode;
 use diesel::prelude::*;
 use kuryr::db::models::{Challenge, Game, Move, Roll, User};
 use kuryr::db::schema::{challenges, games, moves, rolls, users};
+use kuryr::db::schema::{webhook_attempts, webhook_deliveries, webhooks};
+use kuryr::db::webhooks::{Attempt, Delivery, Webhook};
 
 use crate::helpers::spawn_app;
 
@@ -19,6 +21,13 @@ async fn every_table_has_the_columns_the_code_reads() {
                 .select(Challenge::as_select())
                 .load(conn)?;
             rolls::table.select(Roll::as_select()).load(conn)?;
+            webhooks::table.select(Webhook::as_select()).load(conn)?;
+            webhook_deliveries::table
+                .select(Delivery::as_select())
+                .load(conn)?;
+            webhook_attempts::table
+                .select(Attempt::as_select())
+                .load(conn)?;
             Ok::<_, kuryr::db::StorageError>(())
         })
         .await
