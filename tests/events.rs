@@ -1,12 +1,16 @@
 //! The event streams of the real `kuryr serve`, read by a real HTTP client: a long scripted run
 //! read through a stream that hangs up at random points and resumes, and whose rebuilt state must
 //! equal the server's; the latency from a move to the stream, in one process and across two on
-//! one PostgreSQL database; tickets; streams that end with their session and with the server.
+//! one PostgreSQL database; tickets; streams that end with their session and with the server;
+//! webhooks sent by the running server's own loops, from the same log.
 //!
 //! Runs on SQLite, and on PostgreSQL when `KURYR_TEST_DATABASE_URL` names a server where tests
 //! may create and drop databases.
 
 mod common;
+#[path = "api/receiver.rs"]
+#[allow(dead_code)] // the API tests use the rest of it
+mod receiver;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -754,4 +758,74 @@ fn tickets_limits_and_stream_endings_on_postgres() {
         return;
     };
     tickets_limits_and_endings(&Storage::postgres(&admin, "events_tickets"));
+}
+
+/// The server's own loops (the feed, the fan-out, the delivery worker) send a player's events to
+/// their webhook, signed so that the official Standard Webhooks library verifies them, with the
+/// same ids and bodies as the player's stream.
+fn webhooks_from_the_running_server(storage: &Storage) {
+    let server = serve(storage, &[("KURYR_WEBHOOK_ALLOW_PRIVATE", "true")]);
+    let api = Api::new(server.port);
+    let (_, alice) = api.user("alice");
+    let (_, bob) = api.user("bob");
+    let endpoint = receiver::Receiver::start();
+    let hook = api.expect(
+        201,
+        "POST",
+        "/api/v1/webhooks",
+        Some(&alice),
+        json!({"url": endpoint.url("/kuryr"), "events": ["*"]}),
+    );
+    let game = api.game(&alice, "bob", &bob);
+    for (ply, mv) in GAME.iter().take(4).enumerate() {
+        let token = if ply.is_multiple_of(2) { &alice } else { &bob };
+        let path = format!("/api/v1/games/{game}/moves");
+        api.expect(
+            201,
+            "POST",
+            &path,
+            Some(token),
+            json!({"move": mv, "ply": ply}),
+        );
+    }
+    let streamed: Vec<Value> = everything(&api, &alice);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while endpoint.received().len() < streamed.len() {
+        assert!(
+            Instant::now() < deadline,
+            "{} of {} events delivered in 30 s",
+            endpoint.received().len(),
+            streamed.len()
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
+    let library = standardwebhooks::Webhook::new(hook["secret"].as_str().unwrap()).unwrap();
+    let mut delivered: Vec<Value> = endpoint
+        .received()
+        .iter()
+        .map(|request| {
+            library
+                .verify(request.body.as_bytes(), &request.headers)
+                .unwrap_or_else(|e| panic!("{e}: {request:?}"));
+            let body = request.json();
+            assert_eq!(request.header("webhook-id"), body["id"].to_string());
+            body
+        })
+        .collect();
+    delivered.sort_by_key(|event| event["id"].as_i64());
+    assert_eq!(delivered, streamed, "the webhook gets what the stream gets");
+}
+
+#[test]
+fn the_running_server_sends_webhooks_on_sqlite() {
+    webhooks_from_the_running_server(&Storage::sqlite());
+}
+
+#[test]
+fn the_running_server_sends_webhooks_on_postgres() {
+    let Some(admin) = postgres() else {
+        eprintln!("KURYR_TEST_DATABASE_URL is not set: the PostgreSQL webhook test did not run");
+        return;
+    };
+    webhooks_from_the_running_server(&Storage::postgres(&admin, "events_hooks"));
 }
