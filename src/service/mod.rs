@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod addresses;
+mod backoff;
 pub mod challenges;
 mod chance;
 pub mod clocks;

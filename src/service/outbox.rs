@@ -22,7 +22,6 @@
 use std::collections::VecDeque;
 
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
-use rand::Rng;
 use tokio_util::sync::CancellationToken;
 
 use super::error::ServiceError;
@@ -50,10 +49,7 @@ const BATCH: i64 = 20;
 /// The wait before attempt `attempts + 1`: 30 s doubling up to 4 h, each with ±25 % jitter so
 /// that mails held back by one outage do not all come back at once.
 pub fn backoff(attempts: i32) -> Duration {
-    let base = 30i64 << attempts.clamp(0, 20);
-    let capped = base.min(4 * 3600);
-    let jitter = rand::rng().random_range(0.75..=1.25);
-    Duration::milliseconds((capped as f64 * 1000.0 * jitter) as i64)
+    super::backoff::jittered(30, attempts, 4 * 3600)
 }
 
 /// What one round of delivery did.

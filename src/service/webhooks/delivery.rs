@@ -19,7 +19,6 @@
 
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use futures_util::future::join_all;
-use rand::Rng;
 use tokio_util::sync::CancellationToken;
 
 use super::subscribed;
@@ -50,10 +49,7 @@ const LONGEST_RETRY_AFTER: Duration = Duration::hours(6);
 /// The wait after failed attempt number `attempts`: 10 s doubling up to 4 h, each with ±25 %
 /// jitter, so that the deliveries held back by one outage do not all come back at once.
 pub fn backoff(attempts: i32) -> Duration {
-    let base = 10i64 << (attempts - 1).clamp(0, 20);
-    let capped = base.min(4 * 3600);
-    let jitter = rand::rng().random_range(0.75..=1.25);
-    Duration::milliseconds((capped as f64 * 1000.0 * jitter) as i64)
+    crate::service::backoff::jittered(10, attempts - 1, 4 * 3600)
 }
 
 /// What one fan-out step did.
