@@ -7,6 +7,7 @@ pub mod feed;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::error::ServiceError;
 use super::games::GameDetails;
@@ -148,7 +149,7 @@ struct MoveData<'a> {
     ply: i32,
     /// The move played, then any the server played after it (forced moves, lost turns).
     moves: &'a [MoveView],
-    game: &'a GameView,
+    game: &'a RawValue,
 }
 
 #[derive(Serialize)]
@@ -213,13 +214,17 @@ impl Event {
         Ok(Event::for_game(EventKind::GameStarted, game, data))
     }
 
-    /// Moves stored by one request, and the game after them.
-    pub fn moved(moves: &[MoveView], game: &GameView) -> Result<Event, ServiceError> {
+    /// Moves stored by one request, and the game after them (`written`: `game` as JSON).
+    pub fn moved(
+        moves: &[MoveView],
+        game: &GameView,
+        written: &RawValue,
+    ) -> Result<Event, ServiceError> {
         let data = json(&MoveData {
             game_id: &game.id,
             ply: game.ply,
             moves,
-            game,
+            game: written,
         })?;
         Ok(Event::for_game(EventKind::Move, game, data))
     }
@@ -317,16 +322,17 @@ impl Event {
 }
 
 /// The events of a game after a move or an action off the board: the move (if any), the end of
-/// the game, or the turn of the player now to move.
+/// the game, or the turn of the player now to move. `written` is `view` as JSON.
 pub fn after_game_change(
     details: &GameDetails,
     view: &GameView,
+    written: &RawValue,
     moves: &[MoveView],
     draw: Option<(EventKind, Side)>,
 ) -> Result<Vec<Event>, ServiceError> {
     let mut events = Vec::with_capacity(2);
     if !moves.is_empty() {
-        events.push(Event::moved(moves, view)?);
+        events.push(Event::moved(moves, view, written)?);
     }
     if let Some((kind, by)) = draw {
         events.push(Event::draw(kind, by, view)?);

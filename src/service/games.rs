@@ -12,7 +12,7 @@ use super::error::{Conflict, Refusal, ServiceError, Unauthenticated};
 use super::events::{self, Event, EventKind};
 use super::game::{Dice, GameResult, GameState, GameStatus, Termination};
 use super::notifications::{self, GameForMail, Notifier, Recipient};
-use super::views::{GameView, MoveView};
+use super::views::{self, GameView, MoveView};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
@@ -23,6 +23,7 @@ use crate::rules::{
     Engine, GameKind, LoadedPosition, MoveError, OptionsError, Outcome, PlayError, Side,
 };
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// A game with the names of its players.
 #[derive(Clone, Debug)]
@@ -35,8 +36,8 @@ pub struct GameDetails {
 /// The result of a move request.
 pub struct PlayedMove {
     pub mv: Move,
-    /// The game as the move left it, legal moves included.
-    pub game: GameView,
+    /// The game as the move left it, legal moves included, as JSON.
+    pub game: Box<RawValue>,
     /// The request repeated a move that had already been accepted.
     pub replayed: bool,
 }
@@ -412,8 +413,8 @@ struct MovePlan {
     mv: Move,
     chance: Chance,
     mail: Option<OutboxRow>,
-    /// The game after the move as clients see it: the answer, and the events' data.
-    view: GameView,
+    /// The game after the move as clients see it, as JSON: the answer, and the events' data.
+    view: Box<RawValue>,
     events: Vec<Event>,
 }
 
@@ -503,7 +504,7 @@ fn decide(
     {
         return Ok(Decided::Replayed(Box::new(PlayedMove {
             mv,
-            game: GameView::new(with_players(game), true)?,
+            game: views::raw(&GameView::new(with_players(game), true)?)?,
             replayed: true,
         })));
     }
@@ -618,19 +619,20 @@ fn decide(
     let details = with_players(game.clone());
     let legal_moves = game.to_move.map(|_| after.legal_moves());
     let view = GameView::with_legal_moves(details.clone(), legal_moves);
+    let written = views::raw(&view)?;
     let moves: Vec<MoveView> = std::iter::once(&mv)
         .chain(chance.automatic())
         .cloned()
         .map(MoveView::from)
         .collect();
-    let events = events::after_game_change(&details, &view, &moves, None)?;
+    let events = events::after_game_change(&details, &view, &written, &moves, None)?;
     Ok(Decided::Write(Box::new(MovePlan {
         read_ply: previous_ply,
         caller: caller.clone(),
         mv,
         chance,
         mail,
-        view,
+        view: written,
         events,
         game,
     })))
@@ -867,7 +869,7 @@ fn tell_everyone(
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     let view = GameView::new(details.clone(), true)?;
-    let events = events::after_game_change(&details, &view, &[], draw)?;
+    let events = events::after_game_change(&details, &view, &views::raw(&view)?, &[], draw)?;
     events::record(conn, events, now.naive_utc())?;
     Ok(())
 }

@@ -227,7 +227,13 @@ impl From<Move> for MoveView {
 pub struct MovePlayedView {
     #[serde(rename = "move")]
     pub mv: MoveView,
-    pub game: GameView,
+    /// The game as [`GameView`] writes it, written once for the answer and the move's event.
+    pub game: Box<serde_json::value::RawValue>,
+}
+
+/// A view written as JSON once, for whatever carries it (an answer, an event).
+pub fn raw(view: &impl Serialize) -> Result<Box<serde_json::value::RawValue>, ServiceError> {
+    serde_json::value::to_raw_value(view).map_err(|e| ServiceError::Internal(e.into()))
 }
 
 #[derive(Serialize)]
