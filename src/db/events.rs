@@ -123,10 +123,15 @@ pub fn pruned_through(conn: &mut DbConn) -> QueryResult<i64> {
 /// Deletes the events stored before `before`, and remembers how far it went. Answers how many
 /// went.
 pub fn prune(conn: &mut DbConn, before: NaiveDateTime) -> QueryResult<usize> {
+    // Ids grow with time: the first event to keep is found by walking the primary key from the
+    // oldest, past only the rows about to go (no index on the time, which every insert would
+    // pay for).
     let first_kept: Option<i64> = events::table
         .filter(events::created_at.ge(before))
-        .select(diesel::dsl::min(events::id))
-        .first(conn)?;
+        .order(events::id.asc())
+        .select(events::id)
+        .first(conn)
+        .optional()?;
     let through = match first_kept {
         Some(id) => id - 1,
         None => match last_id(conn)? {
