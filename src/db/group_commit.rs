@@ -16,9 +16,8 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 
 use diesel::connection::{Connection, SimpleConnection, TransactionManager};
-use tokio::sync::Notify;
 
-use super::{DbConn, Pool, StorageError, begin_write};
+use super::{CommitSignal, DbConn, Pool, StorageError, begin_write};
 
 /// Most jobs in one transaction: enough that a burst of moves shares an fsync, few enough that
 /// the first of them is not kept waiting long for the last.
@@ -75,16 +74,16 @@ pub(super) struct Lanes {
 impl Lanes {
     /// Starts `count` lanes, each taking its connection from `pool`. They stop when the last
     /// handle on the queues is dropped, after finishing what was queued.
-    /// `committed` is signalled after each commit.
-    pub(super) fn start(count: usize, pool: Pool, committed: Option<Arc<Notify>>) -> Lanes {
+    /// `commits` is told of each commit.
+    pub(super) fn start(count: usize, pool: Pool, commits: Arc<CommitSignal>) -> Lanes {
         let queues = (0..count.max(1))
             .map(|number| {
                 let (sender, receiver) = mpsc::channel::<Job>();
                 let pool = pool.clone();
-                let committed = committed.clone();
+                let commits = commits.clone();
                 thread::Builder::new()
                     .name(format!("kuryr-writer-{number}"))
-                    .spawn(move || run_lane(&receiver, &pool, committed.as_deref()))
+                    .spawn(move || run_lane(&receiver, &pool, &commits))
                     .expect("a writer thread starts");
                 sender
             })
@@ -109,7 +108,7 @@ impl Lanes {
     }
 }
 
-fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, committed: Option<&Notify>) {
+fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal) {
     while let Ok(first) = receiver.recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -125,10 +124,8 @@ fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, committed: Option<&Noti
                 continue;
             }
         };
-        if run_group(&mut conn, group)
-            && let Some(committed) = committed
-        {
-            committed.notify_one();
+        if run_group(&mut conn, group) {
+            commits.after_commit();
         }
     }
 }

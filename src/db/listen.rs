@@ -1,6 +1,8 @@
-//! PostgreSQL's `LISTEN`: every process hears the commits of every other, so an event written by
-//! one reaches the streams held by all within moments. The notification carries nothing; the
-//! events table stays the truth, and the feed reads it when woken.
+//! PostgreSQL's `LISTEN`/`NOTIFY`: every process tells the others of its commits and hears
+//! theirs, so an event written by one reaches the streams held by all within moments. The
+//! notification carries nothing; the events table stays the truth, and the feed reads it when
+//! woken. A process that dies between a commit and its `NOTIFY` leaves the others to find the
+//! events at their next safety-net read (seconds).
 //!
 //! diesel's connection cannot wait on its socket, so the listener is a tokio-postgres connection
 //! of its own. While it is down (the database restarting, or a server that insists on TLS, which
@@ -20,10 +22,10 @@ const CHANNEL: &str = "kuryr_events";
 const FALLBACK_WAKE: Duration = Duration::from_millis(500);
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(10);
 
-pub(super) async fn run(url: &str, committed: &Notify, stop: CancellationToken) {
+pub(super) async fn run(url: &str, committed: &Notify, ours: &Notify, stop: CancellationToken) {
     let mut delay = Duration::from_millis(250);
     loop {
-        match listen(url, committed, &stop).await {
+        match listen(url, committed, ours, &stop).await {
             Ok(()) => return,
             Err(e) => tracing::warn!(
                 error = %e,
@@ -43,32 +45,62 @@ pub(super) async fn run(url: &str, committed: &Notify, stop: CancellationToken) 
     }
 }
 
-/// Listens until `stop` (`Ok`) or until the connection fails.
-async fn listen(url: &str, committed: &Notify, stop: &CancellationToken) -> Result<(), String> {
+/// Until `stop` (`Ok`) or until the connection fails: wakes the feed (`committed`) when another
+/// process notifies, and notifies the others after this process's commits (`ours`). The
+/// `NOTIFY` is sent here, after the commit and outside it, because a transaction that notifies
+/// holds PostgreSQL's notification lock through its commit and fsync, which would make the
+/// writer lanes commit one after another. Many commits in a row are told in one `NOTIFY`.
+async fn listen(
+    url: &str,
+    committed: &Notify,
+    ours: &Notify,
+    stop: &CancellationToken,
+) -> Result<(), String> {
     let (client, mut connection) = tokio_postgres::connect(url, NoTls)
         .await
         .map_err(|e| e.to_string())?;
-    let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-    let command = format!("LISTEN {CHANNEL}");
-    let subscribe = client.batch_execute(&command);
-    tokio::pin!(subscribe);
-    let mut listening = false;
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => return Ok(()),
-            done = &mut subscribe, if !listening => {
-                done.map_err(|e| e.to_string())?;
-                listening = true;
-                tracing::debug!("listening for events from every process");
-                // Whatever was committed while nobody listened is read now.
-                committed.notify_one();
+    let (heard, mut hearing) = tokio::sync::mpsc::unbounded_channel();
+    // The connection is driven on its own, so that this loop can wait on its own NOTIFY.
+    let driver = tokio::spawn(async move {
+        let mut messages = futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
+        while let Some(message) = messages.next().await {
+            match message {
+                Ok(AsyncMessage::Notification(_)) => {
+                    if heard.send(()).is_err() {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::debug!(error = %e, "the listening connection failed");
+                    return;
+                }
             }
-            message = messages.next() => match message {
-                Some(Ok(AsyncMessage::Notification(_))) => committed.notify_one(),
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(e.to_string()),
-                None => return Err("the listening connection closed".into()),
-            },
+        }
+    });
+    let outcome = async {
+        client
+            .batch_execute(&format!("LISTEN {CHANNEL}"))
+            .await
+            .map_err(|e| e.to_string())?;
+        tracing::debug!("listening for events from every process");
+        // Whatever was committed while nobody listened is read now.
+        committed.notify_one();
+        let notify = format!("NOTIFY {CHANNEL}");
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return Ok(()),
+                message = hearing.recv() => match message {
+                    Some(()) => committed.notify_one(),
+                    None => return Err("the listening connection closed".to_owned()),
+                },
+                () = ours.notified() => {
+                    client.batch_execute(&notify).await.map_err(|e| e.to_string())?;
+                }
+            }
         }
     }
+    .await;
+    driver.abort();
+    outcome
 }

@@ -185,9 +185,25 @@ pub struct Database {
     /// The group-commit writers (see `group_commit`): on SQLite every write, on a pool of one
     /// connection; on PostgreSQL the writes to games and the outbox, on connections of their own.
     lanes: group_commit::Lanes,
-    /// Signalled when events may have been committed: on SQLite by the writer after each
-    /// commit, on PostgreSQL by the `NOTIFY` of any process (see [`Database::listen`]).
-    committed: Arc<Notify>,
+    /// Signalled after this process's commits, and on PostgreSQL by the `NOTIFY` of other
+    /// processes (see [`Database::listen`]).
+    commits: Arc<CommitSignal>,
+}
+
+/// Who learns that a write was committed (events may have been written): this process's event
+/// feed, and on PostgreSQL the other processes, through the `NOTIFY` the listener sends.
+pub(crate) struct CommitSignal {
+    local: Arc<Notify>,
+    others: Option<Arc<Notify>>,
+}
+
+impl CommitSignal {
+    fn after_commit(&self) {
+        self.local.notify_one();
+        if let Some(others) = &self.others {
+            others.notify_one();
+        }
+    }
 }
 
 impl Database {
@@ -201,21 +217,24 @@ impl Database {
                 .build(Manager(url.clone()))
         };
         let readers = build(pool_size.max(1))?;
-        let committed = Arc::new(Notify::new());
+        let commits = Arc::new(CommitSignal {
+            local: Arc::new(Notify::new()),
+            others: matches!(url, DatabaseUrl::Postgres(_)).then(|| Arc::new(Notify::new())),
+        });
         let lanes = match url {
-            DatabaseUrl::Sqlite(_) => {
-                group_commit::Lanes::start(1, build(1)?, Some(committed.clone()))
-            }
+            DatabaseUrl::Sqlite(_) => group_commit::Lanes::start(1, build(1)?, commits.clone()),
             // The lanes' connections come on top of the readers'.
-            DatabaseUrl::Postgres(_) => {
-                group_commit::Lanes::start(POSTGRES_LANES, build(POSTGRES_LANES as u32)?, None)
-            }
+            DatabaseUrl::Postgres(_) => group_commit::Lanes::start(
+                POSTGRES_LANES,
+                build(POSTGRES_LANES as u32)?,
+                commits.clone(),
+            ),
         };
         Ok(Database {
             url: url.clone(),
             readers,
             lanes,
-            committed,
+            commits,
         })
     }
 
@@ -223,16 +242,16 @@ impl Database {
         &self.url
     }
 
-    /// Signalled when events may have been committed (see the field).
+    /// Signalled when events may have been committed, here or (PostgreSQL) by another process.
     pub fn committed(&self) -> Arc<Notify> {
-        self.committed.clone()
+        self.commits.local.clone()
     }
 
-    /// On PostgreSQL, listens for the commits of every process until `stop`; nothing to do on
-    /// SQLite, whose one writer is in this process.
+    /// On PostgreSQL, until `stop`: tells the other processes of this one's commits and hears
+    /// theirs. Nothing to do on SQLite, whose one writer is in this process.
     pub async fn listen(&self, stop: tokio_util::sync::CancellationToken) {
-        if let DatabaseUrl::Postgres(url) = &self.url {
-            listen::run(url, &self.committed, stop).await;
+        if let (DatabaseUrl::Postgres(url), Some(others)) = (&self.url, &self.commits.others) {
+            listen::run(url, &self.commits.local, others, stop).await;
         }
     }
 
@@ -265,9 +284,14 @@ impl Database {
         }
         // PostgreSQL settles concurrent writers itself; these take a reader's connection.
         let pool = self.readers.clone();
+        let commits = self.commits.clone();
         run_blocking(move || {
             let mut conn = pool.get().map_err(StorageError::from_pool)?;
-            write_transaction(&mut conn, f)
+            let written = write_transaction(&mut conn, f);
+            if written.is_ok() {
+                commits.after_commit();
+            }
+            written
         })
         .await
     }
