@@ -214,6 +214,9 @@ pub struct AuthUser {
 pub struct Caller {
     pub id: String,
     pub session_version: i32,
+    /// When the token runs out, in Unix seconds (what outlives the request, such as an event
+    /// stream, ends then).
+    pub expires_at: i64,
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ fn invalid_token() -> ApiError {
 
 /// The token of an `Authorization: Bearer <token>` value. Anything else in the header is no
 /// token: it was meant as one, so it is refused as one.
-fn bearer_token(value: &HeaderValue) -> Option<&str> {
+pub(crate) fn bearer_token(value: &HeaderValue) -> Option<&str> {
     let (scheme, token) = value.to_str().ok()?.trim().split_once(' ')?;
     let token = token.trim();
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
@@ -78,6 +78,7 @@ async fn identify(req: &ServiceRequest, session: Session) -> Result<(), ApiError
     let caller = Caller {
         id: claims.sub,
         session_version: claims.sv,
+        expires_at: claims.exp,
     };
     if session == Session::Guard {
         let user = accounts::session_user(&state.db, caller.id.clone(), caller.session_version)

@@ -8,14 +8,15 @@ use std::time::Duration;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::{self, Bytes};
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use crate::api::Text;
+use crate::api::auth::bearer_token;
 use crate::api::problem::ApiError;
-use crate::auth::AuthUser;
+use crate::auth::{AuthUser, Caller};
 use crate::db::Database;
 use crate::service::Clock;
 use crate::service::error::Unauthenticated;
@@ -145,19 +146,18 @@ fn resume_point(req: &HttpRequest, since: Option<&str>) -> Result<Option<i64>, A
         })
 }
 
-/// The token a request sent in `Authorization`: who holds the stream, which token it counts
-/// against, and when that token runs out.
-fn token_holder(state: &AppState, req: &HttpRequest, user: &AuthUser) -> Option<StreamHolder> {
+/// The token of a request the guard let through with a confirmed session: who holds the
+/// stream, which token it counts against (a digest of the token, taken only here), and when that
+/// token runs out (read by the guard with the rest of the token).
+fn token_holder(req: &HttpRequest, user: &AuthUser) -> Option<StreamHolder> {
     use sha2::Digest;
-    let value = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
-    let token = value.trim().split_once(' ')?.1.trim();
-    let claims = state.tokens.verify(token, state.clock.now())?;
-    let key = hex::encode(&sha2::Sha256::digest(token.as_bytes())[..16]);
+    let caller = req.extensions().get::<Caller>().cloned()?;
+    let token = bearer_token(req.headers().get(header::AUTHORIZATION)?)?;
     Some(StreamHolder {
         user_id: user.id.clone(),
-        session_version: claims.sv,
-        token_key: key,
-        token_expires_at: DateTime::from_timestamp(claims.exp, 0)?,
+        session_version: caller.session_version,
+        token_key: hex::encode(&sha2::Sha256::digest(token.as_bytes())[..16]),
+        token_expires_at: DateTime::from_timestamp(caller.expires_at, 0)?,
     })
 }
 
@@ -172,7 +172,7 @@ pub async fn stream(
     let framing = Framing::negotiate(&req)?;
     let since = resume_point(&req, query.since.as_deref())?;
     let holder = match (user, query.ticket) {
-        (Some(user), _) => token_holder(&state, &req, &user)
+        (Some(user), _) => token_holder(&req, &user)
             .ok_or(ApiError::Unauthorized(Unauthenticated::InvalidToken))?,
         (None, Some(ticket)) => events::redeem_ticket(&state.db, ticket.0, state.clock.now())
             .await
@@ -236,8 +236,8 @@ pub async fn ticket(
     req: HttpRequest,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let holder = token_holder(&state, &req, &user)
-        .ok_or(ApiError::Unauthorized(Unauthenticated::InvalidToken))?;
+    let holder =
+        token_holder(&req, &user).ok_or(ApiError::Unauthorized(Unauthenticated::InvalidToken))?;
     let (ticket, expires_at) = events::issue_ticket(&state.db, holder, state.clock.now()).await?;
     Ok(HttpResponse::Created().json(TicketView {
         stream_url: format!("/api/v1/events?ticket={ticket}"),
