@@ -16,7 +16,7 @@ pub use crate::db::challenges::Direction;
 use crate::db::models::{Challenge, status};
 use crate::db::{Database, DbConn, challenges};
 use crate::mail;
-use crate::rules::{GameKind, Side};
+use crate::rules::GameKind;
 
 #[derive(Clone, Debug)]
 pub struct ChallengeDetails {
@@ -403,13 +403,7 @@ pub async fn accept(
             Event::challenge(EventKind::ChallengeAccepted, &accepted)?,
             Event::game_started(&view)?,
         ];
-        if let Some(side) = details.game.to_move {
-            let (to_move, opponent) = match side {
-                Side::White => (&details.white, &details.black),
-                Side::Black => (&details.black, &details.white),
-            };
-            happened.push(Event::turn_started(&view, to_move, opponent)?);
-        }
+        happened.extend(events::turn_of(&details, &view)?);
         events::record(conn, happened, now.naive_utc())?;
         let to = notifications::recipient(conn, &challenge.challenger_id)?;
         let accepted = mail::Notification::ChallengeAccepted(mail::ChallengeAccepted {

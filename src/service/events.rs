@@ -337,19 +337,24 @@ pub fn after_game_change(
     if let Some((kind, by)) = draw {
         events.push(Event::draw(kind, by, view)?);
     }
-    let game = &details.game;
-    if !game.is_active() {
+    if !details.game.is_active() {
         events.push(Event::game_over(view)?);
-    } else if !moves.is_empty()
-        && let Some(side) = game.to_move
-    {
-        let (to_move, opponent) = match side {
-            Side::White => (&details.white, &details.black),
-            Side::Black => (&details.black, &details.white),
-        };
-        events.push(Event::turn_started(view, to_move, opponent)?);
+    } else if !moves.is_empty() {
+        events.extend(turn_of(details, view)?);
     }
     Ok(events)
+}
+
+/// The turn that begins for the player to move, if someone is.
+pub fn turn_of(details: &GameDetails, view: &GameView) -> Result<Option<Event>, ServiceError> {
+    let Some(side) = details.game.to_move else {
+        return Ok(None);
+    };
+    let (to_move, opponent) = match side {
+        Side::White => (&details.white, &details.black),
+        Side::Black => (&details.black, &details.white),
+    };
+    Event::turn_started(view, to_move, opponent).map(Some)
 }
 
 /// Writes events in the caller's transaction; answers their ids.
