@@ -188,13 +188,7 @@ impl Feed {
         loop {
             let settled_after = match gap.take() {
                 Some((after, snapshot)) if after == *passed => {
-                    let check = snapshot.clone();
-                    if db
-                        .read(move |conn| {
-                            Ok::<_, ServiceError>(db::events::gap_settled(conn, &check)?)
-                        })
-                        .await?
-                    {
+                    if gap_settled(db, &snapshot).await? {
                         Some(after)
                     } else {
                         *gap = Some((after, snapshot));
@@ -241,6 +235,13 @@ impl Feed {
     }
 }
 
+/// Whether every transaction running at `snapshot` has ended (see `db::events::gap_settled`).
+async fn gap_settled(db: &Database, snapshot: &str) -> Result<bool, ServiceError> {
+    let snapshot = snapshot.to_owned();
+    db.read(move |conn| Ok::<_, ServiceError>(db::events::gap_settled(conn, &snapshot)?))
+        .await
+}
+
 /// Where the reader starts: the last id stored, once every transaction that might still commit
 /// a lower one has ended.
 async fn start_point(db: &Database) -> Result<i64, ServiceError> {
@@ -253,11 +254,7 @@ async fn start_point(db: &Database) -> Result<i64, ServiceError> {
         .await?;
     if let Some(snapshot) = snapshot {
         for _ in 0..500 {
-            let check = snapshot.clone();
-            if db
-                .read(move |conn| Ok::<_, ServiceError>(db::events::gap_settled(conn, &check)?))
-                .await?
-            {
+            if gap_settled(db, &snapshot).await? {
                 break;
             }
             tokio::time::sleep(GAP_RETRY).await;
