@@ -9,6 +9,8 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
+use ipnet::{Ipv4Net, Ipv6Net};
+
 /// How long a name may take to resolve.
 pub const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -102,39 +104,55 @@ impl Refused {
     }
 }
 
-fn in_v4(ip: u32, network: [u8; 4], bits: u32) -> bool {
-    let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
-    ip & mask == u32::from_be_bytes(network) & mask
+const fn v4(a: u8, b: u8, c: u8, d: u8, prefix: u8) -> Ipv4Net {
+    Ipv4Net::new_assert(Ipv4Addr::new(a, b, c, d), prefix)
 }
 
-fn in_v6(ip: u128, network: Ipv6Addr, bits: u32) -> bool {
-    let mask = u128::MAX.checked_shl(128 - bits).unwrap_or(0);
-    ip & mask == u128::from(network) & mask
+const fn v6(first: u16, second: u16, prefix: u8) -> Ipv6Net {
+    Ipv6Net::new_assert(Ipv6Addr::new(first, second, 0, 0, 0, 0, 0, 0), prefix)
 }
+
+/// The IPv4 networks that are not public, the most specific first where they nest.
+const V4: [(Ipv4Net, Class); 15] = [
+    (v4(0, 0, 0, 0, 8), Class::Unspecified),
+    (v4(10, 0, 0, 0, 8), Class::Private),
+    (v4(100, 64, 0, 0, 10), Class::Shared),
+    (v4(127, 0, 0, 0, 8), Class::Loopback),
+    (v4(169, 254, 0, 0, 16), Class::LinkLocal),
+    (v4(172, 16, 0, 0, 12), Class::Private),
+    (v4(192, 0, 0, 0, 24), Class::Reserved),
+    (v4(192, 0, 2, 0, 24), Class::Documentation),
+    (v4(192, 88, 99, 0, 24), Class::Reserved),
+    (v4(192, 168, 0, 0, 16), Class::Private),
+    (v4(198, 18, 0, 0, 15), Class::Benchmarking),
+    (v4(198, 51, 100, 0, 24), Class::Documentation),
+    (v4(203, 0, 113, 0, 24), Class::Documentation),
+    (v4(224, 0, 0, 0, 4), Class::Multicast),
+    (v4(240, 0, 0, 0, 4), Class::Reserved),
+];
+
+/// The IPv6 networks that are not public, the most specific first where they nest.
+const V6: [(Ipv6Net, Class); 9] = [
+    (v6(0, 0, 96), Class::Reserved),
+    (v6(0x100, 0, 64), Class::Reserved),
+    (v6(0x2001, 0xdb8, 32), Class::Documentation),
+    (v6(0x2001, 2, 48), Class::Benchmarking),
+    (v6(0x2001, 0, 23), Class::Reserved),
+    (v6(0x3fff, 0, 20), Class::Documentation),
+    (v6(0xfc00, 0, 7), Class::Private),
+    (v6(0xfe80, 0, 10), Class::LinkLocal),
+    (v6(0xfec0, 0, 10), Class::Private),
+];
+/// NAT64 and 6to4: forms that carry an IPv4 address.
+const NAT64: Ipv6Net = Ipv6Net::new_assert(Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0), 96);
+const SIX_TO_FOUR: Ipv6Net = v6(0x2002, 0, 16);
+/// Global unicast; the rest of the IPv6 space is unassigned.
+const GLOBAL_UNICAST: Ipv6Net = v6(0x2000, 0, 3);
 
 fn classify_v4(ip: Ipv4Addr) -> Option<Class> {
-    let ip = u32::from(ip);
-    let ranges: [([u8; 4], u32, Class); 15] = [
-        ([0, 0, 0, 0], 8, Class::Unspecified),
-        ([10, 0, 0, 0], 8, Class::Private),
-        ([100, 64, 0, 0], 10, Class::Shared),
-        ([127, 0, 0, 0], 8, Class::Loopback),
-        ([169, 254, 0, 0], 16, Class::LinkLocal),
-        ([172, 16, 0, 0], 12, Class::Private),
-        ([192, 0, 0, 0], 24, Class::Reserved),
-        ([192, 0, 2, 0], 24, Class::Documentation),
-        ([192, 88, 99, 0], 24, Class::Reserved),
-        ([192, 168, 0, 0], 16, Class::Private),
-        ([198, 18, 0, 0], 15, Class::Benchmarking),
-        ([198, 51, 100, 0], 24, Class::Documentation),
-        ([203, 0, 113, 0], 24, Class::Documentation),
-        ([224, 0, 0, 0], 4, Class::Multicast),
-        ([240, 0, 0, 0], 4, Class::Reserved),
-    ];
-    ranges
-        .into_iter()
-        .find(|(network, bits, _)| in_v4(ip, *network, *bits))
-        .map(|(_, _, class)| class)
+    V4.iter()
+        .find(|(network, _)| network.contains(&ip))
+        .map(|(_, class)| *class)
 }
 
 fn classify_v6(ip: Ipv6Addr) -> Option<Class> {
@@ -149,66 +167,19 @@ fn classify_v6(ip: Ipv6Addr) -> Option<Class> {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return classify_v4(v4);
     }
-    if in_v6(bits, Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0), 96) {
+    if NAT64.contains(&ip) {
         return classify_v4(Ipv4Addr::from(bits as u32));
     }
-    if in_v6(bits, Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16) {
+    if SIX_TO_FOUR.contains(&ip) {
         return classify_v4(Ipv4Addr::from((bits >> 80) as u32));
     }
-    let ranges: [(Ipv6Addr, u32, Class); 9] = [
-        (Ipv6Addr::UNSPECIFIED, 96, Class::Reserved),
-        (
-            Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0),
-            64,
-            Class::Reserved,
-        ),
-        (
-            Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0),
-            32,
-            Class::Documentation,
-        ),
-        (
-            Ipv6Addr::new(0x2001, 2, 0, 0, 0, 0, 0, 0),
-            48,
-            Class::Benchmarking,
-        ),
-        (
-            Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0),
-            23,
-            Class::Reserved,
-        ),
-        (
-            Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0),
-            20,
-            Class::Documentation,
-        ),
-        (
-            Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0),
-            7,
-            Class::Private,
-        ),
-        (
-            Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0),
-            10,
-            Class::LinkLocal,
-        ),
-        (
-            Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 0),
-            10,
-            Class::Private,
-        ),
-    ];
-    if let Some((_, _, class)) = ranges
-        .into_iter()
-        .find(|(network, prefix, _)| in_v6(bits, *network, *prefix))
-    {
-        return Some(class);
+    if let Some((_, class)) = V6.iter().find(|(network, _)| network.contains(&ip)) {
+        return Some(*class);
     }
     if ip.is_multicast() {
         return Some(Class::Multicast);
     }
-    // Global unicast is 2000::/3; the rest is unassigned.
-    (!in_v6(bits, Ipv6Addr::new(0x2000, 0, 0, 0, 0, 0, 0, 0), 3)).then_some(Class::Reserved)
+    (!GLOBAL_UNICAST.contains(&ip)).then_some(Class::Reserved)
 }
 
 /// The kind of a non-public address; `None` for a public one.
