@@ -31,6 +31,8 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Print the API's OpenAPI description (YAML), as served at /api/v1/openapi.yaml.
+    Openapi,
     /// Manage accounts from the command line.
     #[command(subcommand)]
     User(UserCommand),

@@ -26,6 +26,10 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Openapi = cli.command {
+        print!("{}", kuryr::api::openapi::YAML.as_str());
+        return Ok(());
+    }
     // What goes into it later is created private; a folder from before is made so now.
     let data_dir = &cli.storage.data_dir;
     kuryr::files::tighten_dir_if_present(data_dir)
@@ -45,6 +49,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             app.run_until(shutdown).await?;
             tracing::info!("Kuryr stopped");
         }
+        Command::Openapi => unreachable!("answered above"),
         Command::Migrate => {
             let applied = tokio::task::spawn_blocking(move || db::run_migrations(&url)).await??;
             println!("applied {} migration(s)", applied.len());

@@ -2,6 +2,9 @@
 
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::api::openapi::named::*;
 
 use super::Text;
 use super::views::{AccountView, PublicUserView, TokenView, VacationView};
@@ -15,14 +18,34 @@ use crate::service::vacations::VacationAction;
 use crate::service::{addresses, notifications, vacations};
 use crate::startup::AppState;
 
-#[derive(Deserialize)]
+/// A new account.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Registration)]
 pub struct RegisterBody {
+    /// 3–32 letters A–Z, digits, `_` or `-`, starting with a letter or digit. Unique
+    /// regardless of case.
+    #[schema(value_type = String, pattern = "^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$", examples("alice"))]
     username: Text,
+    /// Unique regardless of case; the account's mail goes there once it is confirmed. Printable
+    /// ASCII, one `@`, at most 64 characters before it, a dotted domain after it.
+    #[schema(value_type = String, max_length = 254, pattern = r"^[!-?A-~]{1,64}@[!-,/-?A-~][!-\-/-?A-~]*(\.[!-,/-?A-~][!-\-/-?A-~]*)+$", examples("alice@example.org"))]
     email: Text,
+    #[schema(value_type = String, min_length = 8, max_length = 256)]
     password: Text,
 }
 
+/// Creates an account; a confirmation mail goes to its address.
+#[utoipa::path(post, path = "/api/v1/auth/register", tag = "accounts", operation_id = "register",
+    security((), ("bearer" = [])),
+    request_body = RegisterBody,
+    responses(
+        (status = 201, description = "The new account.", body = AccountView,
+            headers(("Location" = String, description = "The account's URL."))),
+        (status = 409, response = Conflict),
+        (status = 422, response = Unprocessable),
+        (status = 503, response = Busy),
+    ))]
 pub async fn register(
     state: web::Data<AppState>,
     client: ClientAddress,
@@ -46,11 +69,15 @@ pub async fn register(
         .json(AccountView::from(user)))
 }
 
-#[derive(Deserialize)]
+/// Credentials for a token.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Login)]
 pub struct LoginBody {
-    /// A username or an email address.
+    /// The username or the email address, in any case.
+    #[schema(value_type = String, examples("alice"))]
     username: Text,
+    #[schema(value_type = String)]
     password: Text,
 }
 
@@ -64,6 +91,14 @@ fn token_view(state: &AppState, token: String) -> TokenView {
 
 /// Checks the credentials; failures count against the client address and the account it
 /// tried (see `Limits::check_login`), successes do not.
+#[utoipa::path(post, path = "/api/v1/auth/login", tag = "accounts", operation_id = "login",
+    summary = "Exchange a username (or email) and password for an access token.",
+    security((), ("bearer" = [])),
+    request_body = LoginBody,
+    responses(
+        (status = 200, description = "A signed access token.", body = TokenView),
+        (status = 503, response = Busy),
+    ))]
 pub async fn login(
     state: web::Data<AppState>,
     client: ClientAddress,
@@ -95,19 +130,45 @@ pub async fn login(
         .json(token_view(&state, token)))
 }
 
+/// The caller's account.
+#[utoipa::path(get, path = "/api/v1/me", tag = "accounts", operation_id = "getMe",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The account.", body = AccountView)))]
 pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpResponse, ApiError> {
     let account = accounts::get(&state.db, user.id).await?;
     Ok(HttpResponse::Ok().json(AccountView::from(account)))
 }
 
-#[derive(Deserialize)]
+/// Changes to the caller's account; only the fields sent change.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = AccountChanges)]
 pub struct UpdateMeBody {
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$")]
     username: Option<Text>,
+    /// Must be confirmed again: a confirmation mail goes to it, and no other mail goes
+    /// anywhere until its link is followed.
+    #[schema(value_type = Option<String>, max_length = 254, pattern = r"^[!-?A-~]{1,64}@[!-,/-?A-~][!-\-/-?A-~]*(\.[!-,/-?A-~][!-\-/-?A-~]*)+$")]
     email: Option<Text>,
+    /// When true, the server plays the caller's move itself whenever exactly one legal move
+    /// exists (a turn the dice leave without any playable move is always played by the server,
+    /// whatever this setting).
     play_forced_moves: Option<bool>,
+    /// An IANA time zone name, such as `Europe/Paris`: deadlines in mails, weekends and the
+    /// digest hour follow it.
+    #[schema(value_type = Option<String>, examples("Europe/Paris"))]
     time_zone: Option<Text>,
 }
+
+/// Changes the caller's username, email, time zone or settings.
+#[utoipa::path(patch, path = "/api/v1/me", tag = "accounts", operation_id = "updateMe",
+    security(("bearer" = [])),
+    request_body = UpdateMeBody,
+    responses(
+        (status = 200, description = "The updated account.", body = AccountView),
+        (status = 409, response = Conflict),
+        (status = 422, response = Unprocessable),
+    ))]
 
 pub async fn update_me(
     state: web::Data<AppState>,
@@ -134,12 +195,29 @@ pub async fn update_me(
     Ok(HttpResponse::Ok().json(AccountView::from(account)))
 }
 
-#[derive(Deserialize)]
+/// A new password, with the current one.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PasswordChange)]
 pub struct ChangePasswordBody {
+    #[schema(value_type = String)]
     current_password: Text,
+    #[schema(value_type = String, min_length = 8, max_length = 256)]
     new_password: Text,
 }
+
+/// Changes the caller's password. Every token issued before stops working; the answer carries
+/// a fresh one.
+#[utoipa::path(post, path = "/api/v1/me/password", tag = "accounts", operation_id = "changePassword",
+    security(("bearer" = [])),
+    request_body = ChangePasswordBody,
+    responses(
+        (status = 200, description = "A new access token.", body = TokenView),
+        (status = 403, response = Forbidden),
+        (status = 409, response = Conflict),
+        (status = 422, response = Unprocessable),
+        (status = 503, response = Busy),
+    ))]
 
 pub async fn change_password(
     state: web::Data<AppState>,
@@ -162,6 +240,14 @@ pub async fn change_password(
         .json(token_view(&state, token)))
 }
 
+/// A user's public profile.
+#[utoipa::path(get, path = "/api/v1/users/{username}", tag = "accounts", operation_id = "getUser",
+    security((), ("bearer" = [])),
+    params(("username" = String, Path, description = "The username, in any case.")),
+    responses(
+        (status = 200, description = "The user.", body = PublicUserView),
+        (status = 404, response = NotFound),
+    ))]
 pub async fn user(
     state: web::Data<AppState>,
     path: web::Path<Text>,
@@ -170,7 +256,11 @@ pub async fn user(
     Ok(HttpResponse::Ok().json(PublicUserView::from(user)))
 }
 
-/// Sends the address confirmation mail again.
+/// Sends the address confirmation mail again. Nothing is sent when the address is already
+/// confirmed. The link in the mail works for 7 days.
+#[utoipa::path(post, path = "/api/v1/me/email/confirmation", tag = "accounts", operation_id = "resendConfirmation",
+    security(("bearer" = [])),
+    responses((status = 202, description = "Accepted; the mail is on its way unless the address is already confirmed.")))]
 pub async fn resend_confirmation(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -188,14 +278,23 @@ pub async fn resend_confirmation(
     Ok(HttpResponse::Accepted().finish())
 }
 
-#[derive(Deserialize)]
+/// Where to send a password reset link.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PasswordResetRequest)]
 pub struct ResetRequestBody {
+    #[schema(value_type = String, examples("alice@example.org"))]
     email: Text,
 }
 
 /// Asks for a password reset link. The answer, and the work done before it, are the same
 /// whether the address is known or not: the lookup and the mail come after the answer.
+#[utoipa::path(post, path = "/api/v1/auth/password-reset", tag = "accounts", operation_id = "requestPasswordReset",
+    summary = "Mail a password reset link to a confirmed address.",
+    description = "Answered 202 whether or not an account has that confirmed address, so the answer tells nothing about who has an account. The link in the mail works for 1 hour and only once.",
+    security((), ("bearer" = [])),
+    request_body = ResetRequestBody,
+    responses((status = 202, description = "Accepted.")))]
 pub async fn request_password_reset(
     state: web::Data<AppState>,
     client: ClientAddress,
@@ -221,14 +320,28 @@ fn mail_allowance(state: &AppState, client: ClientAddress) -> addresses::MailAll
     }
 }
 
-#[derive(Deserialize)]
+/// A new password, with the token of a reset link.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PasswordReset)]
 pub struct ResetBody {
+    /// The `token` of the link in the reset mail.
+    #[schema(value_type = String)]
     token: Text,
+    #[schema(value_type = String, min_length = 8, max_length = 256)]
     new_password: Text,
 }
 
-/// Sets a new password with the token of a reset link.
+/// Sets a new password with the token of a reset link. Every token issued before stops
+/// working.
+#[utoipa::path(post, path = "/api/v1/auth/password-reset/confirm", tag = "accounts", operation_id = "resetPassword",
+    security((), ("bearer" = [])),
+    request_body = ResetBody,
+    responses(
+        (status = 204, description = "The password is changed."),
+        (status = 422, response = Unprocessable),
+        (status = 503, response = Busy),
+    ))]
 pub async fn reset_password(
     state: web::Data<AppState>,
     body: web::Json<ResetBody>,
@@ -246,6 +359,10 @@ pub async fn reset_password(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// The caller's notification settings.
+#[utoipa::path(get, path = "/api/v1/me/notifications", tag = "notifications", operation_id = "getNotificationSettings",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The settings.", body = notifications::Settings)))]
 pub async fn notification_settings(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -254,18 +371,32 @@ pub async fn notification_settings(
     Ok(HttpResponse::Ok().json(settings))
 }
 
-/// Changes the fields sent; the others keep their values.
+/// Changes some notification settings; the fields not sent keep their values.
+#[utoipa::path(patch, path = "/api/v1/me/notifications", tag = "notifications", operation_id = "updateNotificationSettings",
+    security(("bearer" = [])),
+    request_body = notifications::SettingsChange,
+    responses(
+        (status = 200, description = "The settings after the change.", body = notifications::Settings),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn update_notification_settings(
     state: web::Data<AppState>,
     user: AuthUser,
-    body: web::Json<serde_json::Map<String, serde_json::Value>>,
+    body: web::Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
+    // Read here rather than by the extractor: a setting that does not fit is refused as the
+    // settings' own validation refuses one (422, naming the field), not as an unreadable body.
+    let changes: notifications::SettingsChange = serde_json::from_value(body.into_inner())
+        .map_err(|e| ApiError::validation("settings", e.to_string()))?;
     let settings =
-        notifications::update_settings(&state.db, user.id, body.into_inner(), state.clock.now())
-            .await?;
+        notifications::update_settings(&state.db, user.id, changes, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(settings))
 }
 
+/// The caller's vacation standing.
+#[utoipa::path(get, path = "/api/v1/me/vacation", tag = "clocks", operation_id = "getVacation",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The standing.", body = VacationView)))]
 pub async fn vacation(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -273,6 +404,14 @@ pub async fn vacation(
     vacation_answer(state, user, VacationAction::Show).await
 }
 
+/// Starts a vacation now; the clocks of all the caller's games stand still until it ends, with
+/// `DELETE` or by itself when this year's allowance is spent.
+#[utoipa::path(post, path = "/api/v1/me/vacation", tag = "clocks", operation_id = "startVacation",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The standing, on vacation.", body = VacationView),
+        (status = 409, response = Conflict),
+    ))]
 pub async fn start_vacation(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -280,6 +419,13 @@ pub async fn start_vacation(
     vacation_answer(state, user, VacationAction::Start).await
 }
 
+/// Ends the caller's vacation now; their clocks run again.
+#[utoipa::path(delete, path = "/api/v1/me/vacation", tag = "clocks", operation_id = "endVacation",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The standing, back from vacation.", body = VacationView),
+        (status = 409, response = Conflict),
+    ))]
 pub async fn end_vacation(
     state: web::Data<AppState>,
     user: AuthUser,

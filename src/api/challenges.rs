@@ -3,27 +3,58 @@
 use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 
 use super::Text;
 use super::page_request;
 use super::views::{ChallengeView, GameView, PageView};
+use crate::api::games::ChallengeId;
+use crate::api::openapi::named::*;
 use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
 use crate::clock::TimeControl;
+#[allow(unused_imports)]
+use crate::rules::GameKind;
 use crate::service::challenges::{self, ColorChoice, Direction, NewChallenge};
 use crate::startup::AppState;
 
-#[derive(Deserialize)]
+/// A challenge to make.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = NewChallenge)]
 pub struct CreateBody {
+    /// The game, from `GET /api/v1/games/kinds`.
+    #[schema(value_type = GameKind, examples("cheversi"))]
     game: Text,
+    /// A username. Without it, the challenge is open to anyone.
+    #[schema(value_type = Option<String>)]
     opponent: Option<Text>,
+    /// The colour the challenger plays; `random` by default.
+    #[schema(value_type = Option<ColorChoice>)]
     color: Option<Text>,
+    /// The game's options; missing ones take their defaults.
+    #[schema(value_type = Option<Object>)]
     options: Option<Value>,
+    /// Shorthand for `time_control: {"kind": "per_move", "days": N}`.
+    #[schema(minimum = 1, maximum = 30)]
     days_per_move: Option<i32>,
     time_control: Option<TimeControl>,
+    /// No time counts on Saturdays and Sundays in the time zone of the player to move. Needs a
+    /// clock.
+    #[schema(default = false)]
     weekend_pause: Option<bool>,
 }
+
+/// Challenges a player, or anyone (leave out `opponent`), to a game.
+#[utoipa::path(post, path = "/api/v1/challenges", tag = "challenges", operation_id = "createChallenge",
+    security(("bearer" = [])),
+    request_body = CreateBody,
+    responses(
+        (status = 201, description = "The challenge.", body = ChallengeView,
+            headers(("Location" = String, description = "The challenge's URL."))),
+        (status = 404, response = NotFound),
+        (status = 422, response = Unprocessable),
+    ))]
 
 pub async fn create(
     state: web::Data<AppState>,
@@ -61,13 +92,28 @@ pub async fn create(
         .json(ChallengeView::new(challenge)?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
+    /// Challenges to the caller (`incoming`, the default), by the caller (`outgoing`), or open
+    /// ones by others (`open`).
+    #[param(value_type = Option<ChallengeDirection>)]
     direction: Option<Text>,
+    #[param(minimum = 1, maximum = 1000000, default = 1)]
     page: Option<i64>,
+    #[param(minimum = 1, maximum = 100, default = 20)]
     per_page: Option<i64>,
 }
+
+/// Pending challenges to the caller, by the caller, or open ones by others, newest first.
+#[utoipa::path(get, path = "/api/v1/challenges", tag = "challenges", operation_id = "listChallenges",
+    security(("bearer" = [])),
+    params(ListQuery),
+    responses(
+        (status = 200, description = "One page of challenges.", body = PageView<ChallengeView>),
+        (status = 422, response = Unprocessable),
+    ))]
 
 pub async fn list(
     state: web::Data<AppState>,
@@ -97,6 +143,14 @@ pub async fn list(
     Ok(HttpResponse::Ok().json(view))
 }
 
+/// A challenge; visible to its two players, and to anyone while it is open.
+#[utoipa::path(get, path = "/api/v1/challenges/{id}", tag = "challenges", operation_id = "getChallenge",
+    security(("bearer" = [])),
+    params(ChallengeId),
+    responses(
+        (status = 200, description = "The challenge.", body = ChallengeView),
+        (status = 404, response = NotFound),
+    ))]
 pub async fn get(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -106,7 +160,17 @@ pub async fn get(
     Ok(HttpResponse::Ok().json(ChallengeView::new(challenge)?))
 }
 
-/// Accepting answers with the new game.
+/// Accepts a challenge; the game starts and is the answer.
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/accept", tag = "challenges", operation_id = "acceptChallenge",
+    security(("bearer" = [])),
+    params(ChallengeId),
+    responses(
+        (status = 201, description = "The new game.", body = GameView,
+            headers(("Location" = String, description = "The game's URL."))),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+    ))]
 pub async fn accept(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -125,6 +189,16 @@ pub async fn accept(
         .json(GameView::new(game, true)?))
 }
 
+/// Declines a challenge addressed to the caller.
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/decline", tag = "challenges", operation_id = "declineChallenge",
+    security(("bearer" = [])),
+    params(ChallengeId),
+    responses(
+        (status = 200, description = "The challenge after the action.", body = ChallengeView),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+    ))]
 pub async fn decline(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -135,6 +209,16 @@ pub async fn decline(
     Ok(HttpResponse::Ok().json(ChallengeView::new(challenge)?))
 }
 
+/// Withdraws the caller's own challenge.
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/cancel", tag = "challenges", operation_id = "cancelChallenge",
+    security(("bearer" = [])),
+    params(ChallengeId),
+    responses(
+        (status = 200, description = "The challenge after the action.", body = ChallengeView),
+        (status = 403, response = Forbidden),
+        (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
+    ))]
 pub async fn cancel(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -143,4 +227,14 @@ pub async fn cancel(
     let challenge =
         challenges::cancel(&state.db, path.into_inner().0, user, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(ChallengeView::new(challenge)?))
+}
+
+/// Which challenges to list.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub(crate) enum ChallengeDirection {
+    Incoming,
+    Outgoing,
+    Open,
 }

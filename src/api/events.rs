@@ -2,6 +2,11 @@
 //! id a client saw (`docs/events.md`). The handlers only read the request, name the holder and
 //! frame what `service::events` hands them.
 
+use utoipa::{IntoParams, ToSchema};
+
+use crate::api::games::GameId;
+use crate::api::openapi::named::*;
+use crate::service::views::Timestamp;
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
@@ -114,11 +119,26 @@ impl Framing {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct StreamQuery {
+    /// Replay the events after this id first.
+    #[param(value_type = Option<i64>, minimum = 0)]
     since: Option<Text>,
+    /// A ticket from `POST /api/v1/events/ticket` (the caller's stream only).
+    #[param(value_type = Option<String>)]
     ticket: Option<Text>,
+}
+
+/// The `Last-Event-ID` header of a stream's request.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+struct Resume {
+    /// Replay the events after this id first; wins over `since`.
+    #[param(rename = "Last-Event-ID", minimum = 0)]
+    last_event_id: Option<i64>,
 }
 
 /// Where to resume: `Last-Event-ID` (what `EventSource` sends when it reconnects, so newer
@@ -161,7 +181,35 @@ fn token_holder(req: &HttpRequest, user: &AuthUser) -> Option<StreamHolder> {
     })
 }
 
-/// `GET /api/v1/events`: every event that concerns the caller.
+/// A stream of every event that concerns the caller.
+///
+/// One long response: each event as it is committed, within a second, as Server-Sent Events
+/// (`Accept: text/event-stream`, the default: `id:`, `event:` (the type), `data:` (the event's
+/// JSON), a `retry:` hint first, and a `: keep-alive` comment at least every 15 s) or as NDJSON
+/// (`Accept: application/x-ndjson`: one event a line, an empty line as keep-alive).
+///
+/// **Resume**: send the id of the last event you saw as `Last-Event-ID` (browsers do it on
+/// reconnect) or `?since=`; every later event is sent once, in order, then the stream goes on
+/// live, with no gap and no duplicate. Without either, the stream starts now. A point older
+/// than the retention window (30 days by default) is answered 410 `events-gone`: read the game
+/// and challenge lists again, then open the stream anew.
+///
+/// Authenticate with the bearer token, or with `?ticket=` from `POST /api/v1/events/ticket`
+/// (for `EventSource`, which cannot send headers). A token holds at most a few streams at once
+/// (8 by default, then 429 `too-many-streams`). A stream ends cleanly when its token expires or
+/// its session ends (password changed), and when the server stops.
+#[utoipa::path(get, path = "/api/v1/events", tag = "events", operation_id = "streamEvents",
+    security(("bearer" = []), ("eventTicket" = [])),
+    params(StreamQuery, Resume),
+    responses(
+        (status = 200, description = "The stream; it stays open.", content(
+            (String = "text/event-stream"),
+            (String = "application/x-ndjson"),
+        )),
+        (status = 406, response = NotAcceptable),
+        (status = 410, response = EventsGone),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn stream(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -197,7 +245,25 @@ pub async fn stream(
     ))
 }
 
-/// `GET /api/v1/games/{id}/events`: the public events of one game.
+/// The public stream of one game, for spectators.
+///
+/// The game's moves, draw offers and answers, start and end (`game.started`, `game.move`,
+/// `game.draw_offered`, `game.draw_accepted`, `game.draw_declined`, `game.over`), with the same
+/// framing and resumption as `GET /api/v1/events`. Nothing private: no turn or reminder events,
+/// no challenges. No token needed.
+#[utoipa::path(get, path = "/api/v1/games/{id}/events", tag = "events", operation_id = "streamGameEvents",
+    security((), ("bearer" = [])),
+    params(GameId, GameStreamQuery, Resume),
+    responses(
+        (status = 200, description = "The stream; it stays open.", content(
+            (String = "text/event-stream"),
+            (String = "application/x-ndjson"),
+        )),
+        (status = 404, response = NotFound),
+        (status = 406, response = NotAcceptable),
+        (status = 410, response = EventsGone),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn game_stream(
     state: web::Data<AppState>,
     req: HttpRequest,
@@ -221,16 +287,38 @@ pub async fn game_stream(
     Ok(respond(&state, framing, subscription, None, None))
 }
 
-#[derive(Serialize)]
+/// A single-use ticket that opens one event stream.
+#[derive(Serialize, ToSchema)]
+#[schema(as = EventTicket)]
 struct TicketView {
+    /// Opens one stream, once.
     ticket: String,
+    #[schema(value_type = Timestamp)]
     expires_at: DateTime<Utc>,
-    /// The stream this ticket opens, once.
+    /// The stream this ticket opens: `/api/v1/events?ticket=…`.
     stream_url: String,
 }
 
-/// `POST /api/v1/events/ticket`: a single-use ticket for `EventSource`, which cannot send an
-/// `Authorization` header.
+/// The query of a game's stream, which takes no ticket.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+struct GameStreamQuery {
+    /// Replay the game's events after this id first.
+    #[param(minimum = 0)]
+    since: Option<i64>,
+}
+
+/// A single-use ticket that opens one event stream without a header.
+///
+/// For browsers' `EventSource`, which cannot send `Authorization`: the ticket opens one stream
+/// of the caller's events with `GET /api/v1/events?ticket=…` within 60 seconds, and is spent by
+/// it. The stream counts against, and ends with, the token that asked for it. `EventSource`
+/// reconnects with the same URL, so a client that loses its stream asks for a new ticket and
+/// resumes with `since` (`docs/events.md`).
+#[utoipa::path(post, path = "/api/v1/events/ticket", tag = "events", operation_id = "createEventTicket",
+    security(("bearer" = [])),
+    responses((status = 201, description = "The ticket.", body = TicketView)))]
 pub async fn ticket(
     state: web::Data<AppState>,
     req: HttpRequest,

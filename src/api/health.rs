@@ -1,20 +1,44 @@
 //! Liveness, readiness, and the API description.
 
 use actix_web::{HttpResponse, web};
-use serde_json::json;
+use serde::Serialize;
+use utoipa::ToSchema;
 
+use crate::api::openapi::{self, named::*};
 use crate::api::problem::ApiError;
 use crate::startup::AppState;
 
-/// The OpenAPI description of this server, served as written.
-pub const OPENAPI_YAML: &str = include_str!("../../openapi.yaml");
+/// How the process is.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Status)]
+pub struct StatusView {
+    status: Health,
+}
+
+#[derive(Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+enum Health {
+    /// The process is up.
+    Ok,
+    /// The database answers too.
+    Ready,
+}
 
 /// The process is up.
+#[utoipa::path(get, path = "/healthz", tag = "health", operation_id = "healthz",
+    security((), ("bearer" = [])),
+    responses((status = 200, description = "Up.", body = StatusView)))]
 pub async fn healthz() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "ok" }))
+    HttpResponse::Ok().json(StatusView { status: Health::Ok })
 }
 
 /// The database answers.
+#[utoipa::path(get, path = "/readyz", tag = "health", operation_id = "readyz",
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "Ready to serve.", body = StatusView),
+        (status = 503, response = Unavailable),
+    ))]
 pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError> {
     state
         .db
@@ -24,11 +48,29 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
             tracing::warn!(error = %e, "readiness check failed");
             ApiError::Unavailable
         })?;
-    Ok(HttpResponse::Ok().json(json!({ "status": "ready" })))
+    Ok(HttpResponse::Ok().json(StatusView {
+        status: Health::Ready,
+    }))
 }
 
-pub async fn openapi() -> HttpResponse {
+/// This document, in YAML.
+#[utoipa::path(get, path = "/api/v1/openapi.yaml", tag = "health", operation_id = "openapiYaml",
+    security((), ("bearer" = [])),
+    responses((status = 200, description = "The OpenAPI description of the server.",
+        body = String, content_type = "application/yaml")))]
+pub async fn openapi_yaml() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/yaml")
-        .body(OPENAPI_YAML)
+        .body(openapi::YAML.as_str())
+}
+
+/// This document, in JSON.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "health", operation_id = "openapiJson",
+    security((), ("bearer" = [])),
+    responses((status = 200, description = "The OpenAPI description of the server.",
+        body = Object, content_type = "application/json")))]
+pub async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(openapi::JSON.as_str())
 }

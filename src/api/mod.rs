@@ -8,6 +8,7 @@ pub mod challenges;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod openapi;
 pub mod pages;
 pub mod problem;
 pub mod rules;
@@ -60,7 +61,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/events/ticket" => events::ticket),
         endpoint!(GET "/api/v1/games/{id}/events" => events::game_stream),
         endpoint!(GET "/readyz" => health::readyz),
-        endpoint!(GET "/api/v1/openapi.yaml" => health::openapi),
+        endpoint!(GET "/api/v1/openapi.yaml" => health::openapi_yaml),
+        endpoint!(GET "/api/v1/openapi.json" => health::openapi_json),
         endpoint!(POST "/api/v1/auth/register" => accounts::register),
         endpoint!(POST "/api/v1/auth/login" => accounts::login),
         endpoint!(GET "/api/v1/me" => accounts::me),

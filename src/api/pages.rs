@@ -10,6 +10,9 @@
 //! pages load nothing, run nothing, cannot be framed, post their forms only to this server, are
 //! not cached and send no `Referer`.
 
+use utoipa::{IntoParams, ToSchema};
+
+use crate::api::openapi::named::*;
 use std::sync::LazyLock;
 
 use actix_web::http::{StatusCode, header};
@@ -160,11 +163,19 @@ fn problem_page(title: &str, error: impl Into<ApiError>) -> HttpResponse {
     response
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct TokenQuery {
+    /// The token of the link in the mail.
+    #[param(value_type = String)]
     token: Text,
 }
 
+/// The page the confirmation mail links to; following it confirms the address.
+#[utoipa::path(get, path = "/confirm-email", tag = "pages", operation_id = "confirmEmailPage",
+    security((), ("bearer" = [])),
+    params(TokenQuery),
+    responses((status = 200, response = HtmlPage), (status = 400, response = PageProblem)))]
 pub async fn confirm_email(
     state: web::Data<AppState>,
     query: web::Query<TokenQuery>,
@@ -186,6 +197,11 @@ pub async fn confirm_email(
     }
 }
 
+/// The page a reset link opens, with a form for the new password.
+#[utoipa::path(get, path = "/reset-password", tag = "pages", operation_id = "resetPasswordPage",
+    security((), ("bearer" = [])),
+    params(TokenQuery),
+    responses((status = 200, response = HtmlPage), (status = 400, response = PageProblem)))]
 pub async fn reset_form(state: web::Data<AppState>, query: web::Query<TokenQuery>) -> HttpResponse {
     let token: String = query.into_inner().token.into();
     // Checked now so that a dead link says so before a new password is typed.
@@ -213,11 +229,25 @@ pub async fn reset_form(state: web::Data<AppState>, query: web::Query<TokenQuery
     .render()
 }
 
-#[derive(Deserialize)]
+/// The form of the reset page.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PasswordResetForm)]
 pub struct ResetForm {
+    #[schema(value_type = String)]
     token: Text,
+    #[schema(value_type = String, min_length = 8, max_length = 256)]
     new_password: Text,
 }
+
+/// The form of the reset page, sent.
+#[utoipa::path(post, path = "/reset-password", tag = "pages", operation_id = "resetPasswordForm",
+    security((), ("bearer" = [])),
+    request_body(content = ResetForm, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, response = HtmlPage),
+        (status = 400, response = PageProblem),
+        (status = 503, response = BusyPage),
+    ))]
 
 pub async fn reset_submit(state: web::Data<AppState>, form: web::Form<ResetForm>) -> HttpResponse {
     let form = form.into_inner();
@@ -243,6 +273,11 @@ pub async fn reset_submit(state: web::Data<AppState>, form: web::Form<ResetForm>
     }
 }
 
+/// The page an unsubscribe link opens, with a button; a GET alone changes nothing.
+#[utoipa::path(get, path = "/unsubscribe", tag = "pages", operation_id = "unsubscribePage",
+    security((), ("bearer" = [])),
+    params(TokenQuery),
+    responses((status = 200, response = HtmlPage), (status = 400, response = PageProblem)))]
 pub async fn unsubscribe_form(
     state: web::Data<AppState>,
     query: web::Query<TokenQuery>,
@@ -274,6 +309,13 @@ pub async fn unsubscribe_form(
 
 /// The one-click unsubscribe (RFC 8058); the body, `List-Unsubscribe=One-Click`, carries nothing
 /// the token does not.
+/// One-click unsubscribe (RFC 8058), no login needed; switches off the kind of mail the link
+/// came in. The body a mail client sends (`List-Unsubscribe=One-Click`) is not needed; the
+/// token says everything.
+#[utoipa::path(post, path = "/unsubscribe", tag = "pages", operation_id = "unsubscribe",
+    security((), ("bearer" = [])),
+    params(TokenQuery),
+    responses((status = 200, response = HtmlPage), (status = 400, response = PageProblem)))]
 pub async fn unsubscribe(
     state: web::Data<AppState>,
     query: web::Query<TokenQuery>,

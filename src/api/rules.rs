@@ -1,5 +1,8 @@
 //! The stateless rules endpoints: what is legal in any position, without storing anything.
 
+use utoipa::{IntoParams, ToSchema};
+
+use crate::api::openapi::named::*;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -12,20 +15,29 @@ use crate::rules::{
     cheversi,
 };
 
-#[derive(Serialize)]
+/// A game this server plays.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Kind)]
 pub struct KindView {
+    #[schema(value_type = GameKind)]
     id: &'static str,
     name: &'static str,
+    /// Whether the players may agree to a draw.
     can_draw: bool,
     options: Vec<OptionSpec>,
 }
 
-#[derive(Serialize)]
+/// The games this server plays.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Kinds)]
 pub struct KindsView {
     games: Vec<KindView>,
 }
 
-/// The games that can be played, with their options.
+/// The games this server plays, with their options.
+#[utoipa::path(get, path = "/api/v1/games/kinds", tag = "games", operation_id = "gameKinds",
+    security((), ("bearer" = [])),
+    responses((status = 200, description = "The playable games.", body = KindsView)))]
 pub async fn kinds() -> HttpResponse {
     let games = GameKind::playable()
         .map(|(_, engine)| KindView {
@@ -67,15 +79,24 @@ fn options(engine: &dyn Engine, options: Option<Value>) -> Result<Value, ApiErro
         .map_err(|e| ApiError::validation("options", e.to_string()))
 }
 
-#[derive(Deserialize)]
+/// A position of a game.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PositionRequest)]
 pub struct PositionBody {
+    /// A position in the game's notation.
+    #[schema(value_type = String, examples("w E4K (D5N) ; last=D5"))]
     position: Text,
+    /// The game's options; missing ones take their defaults.
+    #[schema(value_type = Option<Object>)]
     options: Option<Value>,
 }
 
-#[derive(Serialize)]
+/// The legal moves of a position.
+#[derive(Serialize, ToSchema)]
+#[schema(as = LegalMoves)]
 pub struct LegalMovesView {
+    #[schema(value_type = GameKind)]
     game: &'static str,
     /// The position in canonical form.
     position: String,
@@ -84,6 +105,17 @@ pub struct LegalMovesView {
     outcome: Option<Outcome>,
 }
 
+/// Every legal move of a position, each with the position it leads to. Stateless; nothing is
+/// stored. A finished position has no moves and an `outcome`.
+#[utoipa::path(post, path = "/api/v1/rules/{game}/moves", tag = "rules", operation_id = "legalMoves",
+    security((), ("bearer" = [])),
+    params(GameParam),
+    request_body = PositionBody,
+    responses(
+        (status = 200, description = "The legal moves.", body = LegalMovesView),
+        (status = 404, response = NotFound),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn moves(
     path: web::Path<Text>,
     body: web::Json<PositionBody>,
@@ -106,17 +138,28 @@ pub async fn moves(
     }))
 }
 
-#[derive(Deserialize)]
+/// A move to try on a position.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = PlayRequest)]
 pub struct PlayBody {
+    /// A position in the game's notation.
+    #[schema(value_type = String)]
     position: Text,
+    /// The move, in the game's notation.
     #[serde(rename = "move")]
+    #[schema(value_type = String)]
     mv: Text,
+    /// The game's options; missing ones take their defaults.
+    #[schema(value_type = Option<Object>)]
     options: Option<Value>,
 }
 
-#[derive(Serialize)]
+/// A move played on a position.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Played)]
 pub struct PlayedView {
+    #[schema(value_type = GameKind)]
     game: &'static str,
     /// The move in canonical notation.
     #[serde(rename = "move")]
@@ -127,7 +170,17 @@ pub struct PlayedView {
     outcome: Option<Outcome>,
 }
 
-/// Plays one move on a given position: a client's way to check a move before sending it.
+/// Plays one move on a position and returns the result (stateless): a client's way to check a
+/// move before sending it.
+#[utoipa::path(post, path = "/api/v1/rules/{game}/play", tag = "rules", operation_id = "playOnPosition",
+    security((), ("bearer" = [])),
+    params(GameParam),
+    request_body = PlayBody,
+    responses(
+        (status = 200, description = "The move in canonical notation and the position after it.", body = PlayedView),
+        (status = 404, response = NotFound),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn play(
     path: web::Path<Text>,
     body: web::Json<PlayBody>,
@@ -152,19 +205,31 @@ pub async fn play(
     }))
 }
 
-#[derive(Deserialize)]
+/// A Cheversi position.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = CheversiPosition)]
 pub struct ScoreBody {
+    #[schema(value_type = String)]
     position: Text,
 }
 
-#[derive(Serialize)]
+/// The points each side scores.
+#[derive(Serialize, ToSchema)]
+#[schema(as = CheversiScore)]
 pub struct ScoreView {
     white: u32,
     black: u32,
 }
 
 /// The points each side scores in a Cheversi position.
+#[utoipa::path(post, path = "/api/v1/rules/cheversi/score", tag = "rules", operation_id = "cheversiScore",
+    security((), ("bearer" = [])),
+    request_body = ScoreBody,
+    responses(
+        (status = 200, description = "The score.", body = ScoreView),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn cheversi_score(body: web::Json<ScoreBody>) -> Result<HttpResponse, ApiError> {
     use crate::rules::Game;
     let position = cheversi::Cheversi::parse_position(&body.position, &Default::default())
@@ -173,15 +238,23 @@ pub async fn cheversi_score(body: web::Json<ScoreBody>) -> Result<HttpResponse, 
     Ok(HttpResponse::Ok().json(ScoreView { white, black }))
 }
 
-#[derive(Deserialize)]
+/// A game record to replay.
+#[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = RecordRequest)]
 pub struct RecordBody {
+    /// The text of a record, as `GET /api/v1/games/{id}/record` writes it.
+    #[schema(value_type = String)]
     record: Text,
 }
 
-#[derive(Serialize)]
+/// A record replayed.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Replay)]
 pub struct ReplayView {
+    #[schema(value_type = GameKind)]
     game: &'static str,
+    #[schema(value_type = Object)]
     options: Value,
     /// Every move in canonical notation, with the position after it.
     moves: Vec<MoveAndPosition>,
@@ -201,7 +274,21 @@ fn invalid_record(error: RecordError) -> ApiError {
     .with("line", error.line)
 }
 
-/// Replays a game record move by move and answers with the position it reaches.
+/// Replays a game record move by move (stateless).
+///
+/// Every move is checked against the rules from the start position (the game's, for the
+/// `Options` header, or a `Position` header's), and the answer is the canonical form of each
+/// move with the position after it, and the final position. A record whose `Result` header
+/// contradicts the position its moves reach is refused.
+#[utoipa::path(post, path = "/api/v1/rules/{game}/record", tag = "rules", operation_id = "replayRecord",
+    security((), ("bearer" = [])),
+    params(GameParam),
+    request_body = RecordBody,
+    responses(
+        (status = 200, description = "The replayed game.", body = ReplayView),
+        (status = 404, response = NotFound),
+        (status = 422, response = Unprocessable),
+    ))]
 pub async fn replay(
     path: web::Path<Text>,
     body: web::Json<RecordBody>,
@@ -247,4 +334,14 @@ pub async fn replay(
         side_to_move: replayed.side_to_move,
         outcome: replayed.outcome,
     }))
+}
+
+/// The `{game}` of the rules' paths.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct GameParam {
+    /// A game; only those `GET /api/v1/games/kinds` lists are answered, the others are 404.
+    #[param(value_type = GameKind)]
+    game: String,
 }

@@ -138,7 +138,7 @@ impl FromStr for EndReason {
 }
 
 /// The result of a finished position.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Outcome {
     /// `None` for a draw.
     pub winner: Option<Side>,
@@ -228,12 +228,14 @@ impl fmt::Display for OptionsError {
 impl std::error::Error for OptionsError {}
 
 /// The description of one option of a game, for `GET /api/v1/games/kinds`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct OptionSpec {
     pub name: &'static str,
     /// `boolean` or `integer`.
     #[serde(rename = "type")]
+    #[schema(value_type = String, pattern = "^(boolean|integer)$")]
     pub kind: &'static str,
+    #[schema(value_type = Value)]
     pub default: serde_json::Value,
     pub description: &'static str,
 }
@@ -422,7 +424,7 @@ impl FromStr for GameKind {
 }
 
 /// A legal move with the canonical position it leads to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct MoveAndPosition {
     #[serde(rename = "move")]
     pub notation: String,

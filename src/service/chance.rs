@@ -10,6 +10,11 @@ use crate::db::models::{Move, Roll};
 use crate::db::{self, DbConn};
 use crate::rules::{LoadedPosition, Side};
 
+/// The purpose of the two dice that decide who starts, one per player.
+pub const OPENING: &str = "opening";
+/// The purpose of the roll of the side to move.
+pub const TURN: &str = "turn";
+
 /// How many rolls and forced passes may follow one move before the server stops and waits;
 /// far more than any game needs, so that a bug cannot loop for ever.
 const MAX_CHANCE_STEPS: usize = 64;
@@ -65,7 +70,7 @@ impl Chance {
         now: NaiveDateTime,
     ) -> Result<(u8, u8), ServiceError> {
         for _ in 0..MAX_CHANCE_STEPS {
-            let dice = self.roll(game, 2, Side::White, "opening", now)?;
+            let dice = self.roll(game, 2, Side::White, OPENING, now)?;
             if dice[0] != dice[1] {
                 return Ok((dice[0], dice[1]));
             }
@@ -91,7 +96,7 @@ impl Chance {
             }
             let side = position.side_to_move();
             if let Some(count) = position.roll_due() {
-                let dice = self.roll(game, count, side, "turn", now)?;
+                let dice = self.roll(game, count, side, TURN, now)?;
                 position = position
                     .apply_roll(&dice)
                     .map_err(|e| ServiceError::internal(format!("cannot apply a roll: {e}")))?;

@@ -136,63 +136,78 @@ fn json(data: &impl Serialize) -> Result<String, ServiceError> {
 }
 
 /// A game's events carry the game as `GET /api/v1/games/{id}` shows it.
-#[derive(Serialize)]
-struct GameData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = GameEventData)]
+pub struct GameData<'a> {
     game_id: &'a str,
     game: &'a GameView,
 }
 
-#[derive(Serialize)]
-struct MoveData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = MoveEventData)]
+pub struct MoveData<'a> {
     game_id: &'a str,
     /// The ply the game is at after these moves.
     ply: i32,
     /// The move played, then any the server played after it (forced moves, lost turns).
+    #[schema(value_type = Vec<MoveView>, min_items = 1)]
     moves: &'a [MoveView],
+    #[schema(value_type = GameView)]
     game: &'a RawValue,
 }
 
-#[derive(Serialize)]
-struct TurnData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = TurnEventData)]
+pub struct TurnData<'a> {
     game_id: &'a str,
     ply: i32,
-    /// When the player loses on time; `null` without a clock or while it stands still.
+    /// When the player loses on time; null without a clock or while it stands still.
+    #[schema(value_type = Option<crate::service::views::Timestamp>)]
     deadline: Option<DateTime<Utc>>,
     opponent: &'a UserRef,
 }
 
-#[derive(Serialize)]
-struct DrawData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = DrawEventData)]
+pub struct DrawData<'a> {
     game_id: &'a str,
     /// The side that offered, accepted or declined.
     by: Side,
     game: &'a GameView,
 }
 
-#[derive(Serialize)]
-struct OverData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = GameOverEventData)]
+pub struct OverData<'a> {
     game_id: &'a str,
+    #[schema(value_type = Option<crate::service::game::GameResult>)]
     result: Option<&'a str>,
+    #[schema(value_type = Option<crate::service::game::Termination>)]
     termination: Option<&'a str>,
     summary: Option<&'a str>,
     game: &'a GameView,
 }
 
-#[derive(Serialize)]
-struct ReminderData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = ReminderEventData)]
+pub struct ReminderData<'a> {
     game_id: &'a str,
     ply: i32,
+    #[schema(value_type = crate::service::views::Timestamp)]
     deadline: DateTime<Utc>,
+    #[schema(minimum = 1)]
     hours_before: u32,
 }
 
-#[derive(Serialize)]
-struct ChallengeData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = ChallengeEventData)]
+pub struct ChallengeData<'a> {
     challenge: &'a ChallengeView,
 }
 
-#[derive(Serialize)]
-struct VacationData<'a> {
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = VacationEventData)]
+pub struct VacationData<'a> {
     vacation: &'a VacationView,
 }
 

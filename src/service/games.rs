@@ -43,7 +43,8 @@ pub struct PlayedMove {
 }
 
 /// Which of the caller's games to list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
+#[schema(as = GameStatusFilter, rename_all = "lowercase")]
 pub enum StatusFilter {
     Active,
     Finished,

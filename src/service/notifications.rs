@@ -4,6 +4,7 @@
 
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use super::clocks;
 use super::error::ServiceError;
@@ -17,7 +18,7 @@ use crate::mail::{self, Notification};
 use crate::rules::{EndReason, GameKind, Side};
 
 /// How turn notifications reach a user.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnDelivery {
     /// One mail as soon as it is the user's move.
@@ -29,21 +30,65 @@ pub enum TurnDelivery {
 
 /// A user's notification settings, stored as JSON; a missing key takes its default, so new
 /// settings need no migration.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
+#[schema(as = NotificationSettings)]
 pub struct Settings {
+    /// Mail when it is your move (at once or in the digest).
+    #[schema(required = true)]
     pub your_turn: bool,
+    #[schema(required = true)]
     pub challenge_received: bool,
+    #[schema(required = true)]
     pub challenge_accepted: bool,
+    #[schema(required = true)]
     pub draw_offered: bool,
+    #[schema(required = true)]
     pub game_over: bool,
+    #[schema(required = true)]
     pub deadline_reminder: bool,
+    #[schema(required = true)]
     pub timeout: bool,
+    /// `immediate`: one mail per turn. `digest`: one mail a day at `digest_hour`, listing every
+    /// game waiting for your move, most urgent first.
+    #[schema(required = true)]
     pub turn_delivery: TurnDelivery,
-    /// The hour (0–23, in the user's zone) the digest goes out.
+    /// The hour of the day (in your time zone) the digest goes out.
+    #[schema(required = true, maximum = 23)]
     pub digest_hour: u32,
-    /// Hours before a deadline at which to remind; empty for no reminders.
+    /// Remind this many hours before a deadline (default `[24]`); at most one mail per game,
+    /// turn and point. Empty for no reminders.
+    #[schema(required = true, max_items = 5, minimum = 1, maximum = 168)]
     pub reminder_hours: Vec<u32>,
+}
+
+/// A change to some notification settings; the fields not sent keep their values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = NotificationSettingsChange)]
+pub struct SettingsChange {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub your_turn: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge_received: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge_accepted: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draw_offered: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_over: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_reminder: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_delivery: Option<TurnDelivery>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(maximum = 23)]
+    pub digest_hour: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(max_items = 5, minimum = 1, maximum = 168)]
+    pub reminder_hours: Option<Vec<u32>>,
 }
 
 impl Default for Settings {
@@ -141,9 +186,14 @@ pub async fn get_settings(db: &Database, user_id: String) -> Result<Settings, Se
 pub async fn update_settings(
     db: &Database,
     user_id: String,
-    changes: serde_json::Map<String, serde_json::Value>,
+    changes: SettingsChange,
     now: DateTime<Utc>,
 ) -> Result<Settings, ServiceError> {
+    let changes = match serde_json::to_value(changes) {
+        Ok(serde_json::Value::Object(changes)) => changes,
+        Ok(_) => serde_json::Map::new(),
+        Err(e) => return Err(ServiceError::Internal(e.into())),
+    };
     db.write(move |conn| {
         let current = serde_json::to_value(recipient(conn, &user_id)?.settings()?)
             .map_err(|e| ServiceError::Internal(e.into()))?;

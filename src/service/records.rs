@@ -54,7 +54,10 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
         headers.push(("DiceCommitment", dice.commitment.clone()));
     }
     // After an opening roll the game starts from the position it chose, which the record names.
-    let opening = rolls.iter().rev().find(|roll| roll.purpose == "opening");
+    let opening = rolls
+        .iter()
+        .rev()
+        .find(|roll| roll.purpose == crate::service::chance::OPENING);
     if let Some(opening) = opening {
         let (white_die, black_die) = match parse_dice(&opening.dice)[..] {
             [white, black] => (white, black),
@@ -76,7 +79,7 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
         rolls
             .iter()
             .rev()
-            .find(|roll| roll.purpose == "turn" && roll.ply == ply)
+            .find(|roll| roll.purpose == crate::service::chance::TURN && roll.ply == ply)
             .map(|roll| parse_dice(&roll.dice))
     };
     let record = Record {

@@ -6,6 +6,7 @@
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use crate::clock::TimeControl;
 use crate::db::models::{Move, Roll, User};
@@ -17,22 +18,37 @@ use crate::service::game::GameState;
 use crate::service::games::GameDetails;
 use crate::service::vacations::VacationStatus;
 use crate::service::{Page, UserRef};
+// Named in the schemas' `value_type`s: each string field is written from the type it names.
+#[allow(unused_imports)]
+use crate::{
+    rules::GameKind,
+    service::challenges::ColorChoice,
+    service::game::{GameResult, GameStatus, Termination},
+};
+pub use schema::{ChallengeStatus, RollPurpose, Timestamp};
+
+pub mod schema;
 
 fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
     Utc.from_utc_datetime(&naive)
 }
 
 /// The caller's own account.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Account)]
 pub struct AccountView {
     pub id: String,
     pub username: String,
     pub email: String,
     /// Whether `email` is confirmed; no notification goes to an unconfirmed address.
     pub email_confirmed: bool,
+    /// An IANA zone name.
     pub time_zone: String,
+    /// Whether the server plays the only legal move for this user.
     pub play_forced_moves: bool,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
+    #[schema(value_type = Timestamp)]
     pub updated_at: DateTime<Utc>,
 }
 
@@ -52,10 +68,12 @@ impl From<User> for AccountView {
 }
 
 /// Another user, as anyone may see them.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = PublicUser)]
 pub struct PublicUserView {
     pub id: String,
     pub username: String,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
 }
 
@@ -69,39 +87,66 @@ impl From<User> for PublicUserView {
     }
 }
 
-#[derive(Serialize)]
+/// An access token.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Token)]
 pub struct TokenView {
     pub access_token: String,
+    /// Always `Bearer`.
+    #[schema(value_type = String, pattern = "^Bearer$")]
     pub token_type: &'static str,
     /// Seconds until the token expires.
     pub expires_in: i64,
 }
 
-#[derive(Serialize)]
+/// A game.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Game)]
 pub struct GameView {
     pub id: String,
+    /// Which game it is.
+    #[schema(value_type = GameKind)]
     pub game: String,
+    /// The game's options, each set (`GET /api/v1/games/kinds` lists them).
+    #[schema(value_type = Object)]
     pub options: Value,
     pub white: UserRef,
     pub black: UserRef,
+    #[schema(value_type = GameStatus)]
     pub status: String,
+    /// Whose move it is; null when the game is over.
     pub to_move: Option<Side>,
     /// Moves played so far.
+    #[schema(minimum = 0)]
     pub ply: i32,
+    /// The current position in canonical notation.
     pub position: String,
+    /// The winner, or `draw`; null while the game goes on.
+    #[schema(value_type = Option<GameResult>)]
     pub result: Option<String>,
+    /// How the game ended.
+    #[schema(value_type = Option<Termination>)]
     pub termination: Option<String>,
+    /// A game-specific summary of the result, such as the Cheversi score `46-52`.
     pub summary: Option<String>,
+    /// The side whose draw offer stands.
+    #[schema(value_type = Option<Side>)]
     pub draw_offer: Option<String>,
     pub days_per_move: Option<i32>,
-    /// The correspondence clock; `None` for a game without one.
+    /// The correspondence clock; null for a game without one.
     pub clock: Option<ClockView>,
+    /// The legal moves of the side to move, while the game is active (not in listings).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Vec<String>)]
     pub legal_moves: Option<Vec<String>>,
-    /// For games with dice: the SHA-256 commitment to the game's dice seed.
+    /// For games with dice, the SHA-256 (hex) of the game's secret dice seed; see
+    /// `GET /api/v1/games/{id}/dice`.
     pub dice_commitment: Option<String>,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
+    #[schema(value_type = Timestamp)]
     pub updated_at: DateTime<Utc>,
+    #[schema(value_type = Option<Timestamp>)]
     pub finished_at: Option<DateTime<Utc>>,
 }
 
@@ -153,20 +198,25 @@ impl GameView {
     }
 }
 
-#[derive(Serialize)]
+/// A game's correspondence clock.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Clock)]
 pub struct ClockView {
     pub time_control: TimeControl,
-    /// "3 days per move".
+    #[schema(examples("3 days per move"))]
     pub summary: String,
     pub weekend_pause: bool,
     /// When the clock of the player to move started.
+    #[schema(value_type = Option<Timestamp>)]
     pub turn_started_at: Option<DateTime<Utc>>,
-    /// When the player to move loses on time; `null` while their clock stands still (vacation)
-    /// or the game is over.
+    /// When the player to move loses on time; null while their clock stands still (vacation)
+    /// or once the game is over.
+    #[schema(value_type = Option<Timestamp>)]
     pub deadline: Option<DateTime<Utc>>,
-    /// Counted seconds each side has for its current or next turn (the whole allowance per
-    /// move, or the bank as it stood when the turn began).
+    /// Counted seconds White has for its current or next turn (the whole allowance per move,
+    /// or the bank as it stood when the turn began).
     pub white_seconds: Option<i64>,
+    /// The same for Black.
     pub black_seconds: Option<i64>,
 }
 
@@ -189,9 +239,12 @@ impl ClockView {
     }
 }
 
-#[derive(Serialize)]
+/// A move of a game's history.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Move)]
 pub struct MoveView {
     /// 1 for the first move of the game.
+    #[schema(minimum = 1)]
     pub ply: i32,
     pub side: Side,
     pub player_id: String,
@@ -205,6 +258,7 @@ pub struct MoveView {
     /// Played by the server for the player: a turn the dice left without a move, or the only
     /// legal move of a player with `play_forced_moves` on.
     pub automatic: bool,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
 }
 
@@ -223,11 +277,14 @@ impl From<Move> for MoveView {
     }
 }
 
-#[derive(Serialize)]
+/// A move just played, and the game after it.
+#[derive(Serialize, ToSchema)]
+#[schema(as = MovePlayed)]
 pub struct MovePlayedView {
     #[serde(rename = "move")]
     pub mv: MoveView,
     /// The game as [`GameView`] writes it, written once for the answer and the move's event.
+    #[schema(value_type = GameView)]
     pub game: Box<serde_json::value::RawValue>,
 }
 
@@ -236,27 +293,41 @@ pub fn raw(view: &impl Serialize) -> Result<Box<serde_json::value::RawValue>, Se
     serde_json::value::to_raw_value(view).map_err(|e| ServiceError::Internal(e.into()))
 }
 
-#[derive(Serialize)]
+/// A game's moves, oldest first.
+#[derive(Serialize, ToSchema)]
+#[schema(as = History)]
 pub struct HistoryView {
     pub game_id: String,
     pub moves: Vec<MoveView>,
 }
 
-#[derive(Serialize)]
+/// A challenge to a game.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Challenge)]
 pub struct ChallengeView {
     pub id: String,
+    #[schema(value_type = GameKind)]
     pub game: String,
+    /// The game's options, each set.
+    #[schema(value_type = Object)]
     pub options: Value,
     pub challenger: UserRef,
+    /// The challenged player; for an open challenge, whoever accepted it (null until then).
     pub opponent: Option<UserRef>,
     pub open: bool,
+    /// The colour the challenger plays.
+    #[schema(value_type = ColorChoice)]
     pub color: String,
     pub days_per_move: Option<i32>,
     pub time_control: TimeControl,
     pub weekend_pause: bool,
+    #[schema(value_type = ChallengeStatus)]
     pub status: String,
+    /// The game it started, once accepted.
     pub game_id: Option<String>,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
+    #[schema(value_type = Timestamp)]
     pub updated_at: DateTime<Utc>,
 }
 
@@ -284,11 +355,14 @@ impl ChallengeView {
     }
 }
 
-#[derive(Serialize)]
+/// One page of a listing.
+#[derive(Serialize, ToSchema)]
 pub struct PageView<T> {
     pub items: Vec<T>,
+    /// This page's number, from 1.
     pub page: i64,
     pub per_page: i64,
+    /// How many items all the pages hold.
     pub total: i64,
 }
 
@@ -304,23 +378,38 @@ impl<T> PageView<T> {
     }
 }
 
-#[derive(Serialize)]
+/// One roll of a game's dice.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Roll)]
 pub struct RollView {
     /// The number of the roll's first die within the game.
+    #[schema(minimum = 1)]
     pub number: i32,
     /// Moves played before the roll.
+    #[schema(minimum = 0)]
     pub ply: i32,
     pub side: Side,
+    /// `opening`: one die per player, White's first; `turn`: the roll of the side to move.
+    #[schema(value_type = RollPurpose)]
     pub purpose: String,
+    #[schema(value_type = Vec<u8>, minimum = 1, maximum = 6)]
     pub dice: Vec<u8>,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
 }
 
-#[derive(Serialize)]
+/// A game's provably fair dice (`docs/fair-dice.md`).
+#[derive(Serialize, ToSchema)]
+#[schema(as = Dice)]
 pub struct DiceView {
+    /// Always `HMAC-SHA-256`.
+    #[schema(value_type = String, pattern = "^HMAC-SHA-256$")]
     pub algorithm: &'static str,
+    /// The SHA-256 (hex) of the secret seed.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     pub commitment: String,
-    /// Revealed when the game is over.
+    /// The secret seed in hex, shown once the game is over.
+    #[schema(pattern = "^[0-9a-f]{64}$")]
     pub seed: Option<String>,
     pub rolls: Vec<RollView>,
 }
@@ -359,12 +448,16 @@ impl DiceView {
 }
 
 /// A player's vacation standing.
-#[derive(Serialize)]
+#[derive(Serialize, ToSchema)]
+#[schema(as = Vacation)]
 pub struct VacationView {
     pub on_vacation: bool,
+    #[schema(value_type = Option<Timestamp>)]
     pub since: Option<DateTime<Utc>>,
-    /// When the vacation ends by itself, the allowance spent.
+    /// When the current vacation ends by itself, the yearly allowance spent.
+    #[schema(value_type = Option<Timestamp>)]
     pub ends_at: Option<DateTime<Utc>>,
+    /// Vacation days per calendar year (in the player's time zone).
     pub allowance_days: f64,
     pub used_days_this_year: f64,
     pub remaining_days_this_year: f64,

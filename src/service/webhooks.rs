@@ -5,8 +5,11 @@
 
 pub mod delivery;
 
+#[allow(unused_imports)]
+use crate::service::views::schema::{DeliveryStatus, EventType, Timestamp, WebhookEventType};
 use chrono::{DateTime, Duration, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::error::{Conflict, ServiceError};
 use super::events::EventKind;
@@ -38,53 +41,75 @@ fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
 }
 
 /// A webhook as its owner sees it; the secret is shown only when it is made.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(as = Webhook)]
 pub struct WebhookView {
     pub id: String,
     pub url: String,
-    /// The event types sent, or `["*"]` for all.
+    /// The event types sent, in a fixed order, or `["*"]` for all.
+    #[schema(value_type = Vec<WebhookEventType>)]
     pub events: Vec<String>,
     pub enabled: bool,
-    /// Why it is disabled; `null` while enabled.
+    /// Why it is disabled: by its owner, `it answered 410 Gone`, or `every delivery failed for
+    /// 24 hours`; null while enabled.
     pub disabled_reason: Option<String>,
-    /// Since when every attempt has failed; `null` while it works.
+    /// Since when every attempt has failed; null while it works. A day of it disables the
+    /// webhook.
+    #[schema(value_type = Option<Timestamp>)]
     pub failing_since: Option<DateTime<Utc>>,
-    /// Until when the previous secret still signs beside the current one, after a rotation.
+    /// After a rotation, until when the previous secret still signs beside the new one.
+    #[schema(value_type = Option<Timestamp>)]
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
+    #[schema(value_type = Timestamp)]
     pub updated_at: DateTime<Utc>,
 }
 
 /// A webhook with its secret, answered once: when it is made and when the secret is rotated.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct WebhookWithSecret {
     #[serde(flatten)]
     pub webhook: WebhookView,
+    /// The signing secret, `whsec_` and the base64 of 32 random bytes. Shown only in this
+    /// answer; keep it.
+    #[schema(pattern = "^whsec_[A-Za-z0-9+/]{43}=$")]
     pub secret: String,
 }
 
 /// One attempt to deliver an event.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(as = WebhookAttempt)]
 pub struct AttemptView {
+    #[schema(value_type = Timestamp)]
     pub attempted_at: DateTime<Utc>,
     /// The endpoint's answer; `null` when there was none (see `error`).
     pub status_code: Option<i32>,
     /// Why there was no answer, or which answer failed the attempt.
     pub error: Option<String>,
+    #[schema(minimum = 0)]
     pub duration_ms: i32,
 }
 
 /// One event's delivery to one webhook, with every attempt.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(as = WebhookDelivery)]
 pub struct DeliveryView {
+    /// The event's id, sent as `webhook-id`.
     pub event_id: i64,
+    #[schema(value_type = EventType)]
     pub event_type: String,
-    /// `pending` (waiting for its next attempt), `delivered` or `failed` (given up).
+    /// `pending` (waiting for its next attempt), `delivered` or `failed` (given up, after a day
+    /// of failures or when the webhook was disabled).
+    #[schema(value_type = DeliveryStatus)]
     pub status: String,
-    /// When it is tried next; `null` unless pending.
+    /// When it is tried next; null unless pending.
+    #[schema(value_type = Option<Timestamp>)]
     pub next_attempt_at: Option<DateTime<Utc>>,
+    #[schema(value_type = Timestamp)]
     pub created_at: DateTime<Utc>,
     /// When an attempt last got through.
+    #[schema(value_type = Option<Timestamp>)]
     pub delivered_at: Option<DateTime<Utc>>,
     pub attempts: Vec<AttemptView>,
 }

@@ -1,0 +1,772 @@
+//! The API's OpenAPI 3.1 description, generated: each operation from its handler's
+//! `#[utoipa::path]`, each schema from the Rust type that is read or written (`ToSchema`), and
+//! what every operation shares (the problem responses any request can meet, the security
+//! schemes, the events and the webhooks' payloads) from the code below, written once.
+//!
+//! `kuryr openapi` prints it; the committed `openapi.yaml` is that output, served at
+//! `/api/v1/openapi.yaml` and `/api/v1/openapi.json`, and a test fails when they differ.
+
+use std::sync::LazyLock;
+
+use serde_json::{Map, Value, json};
+use utoipa::OpenApi;
+
+use crate::api::events as streams;
+use crate::api::{accounts, challenges, games, health, pages, rules, webhooks};
+use crate::service::events::{self, EventKind};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Kuryr",
+        description = include_str!("openapi/intro.md"),
+        license(name = "AGPL-3.0-or-later", identifier = "AGPL-3.0-or-later"),
+    ),
+    servers((url = "http://127.0.0.1:8080")),
+    paths(
+        health::healthz,
+        health::readyz,
+        health::openapi_yaml,
+        health::openapi_json,
+        accounts::register,
+        accounts::login,
+        accounts::me,
+        accounts::update_me,
+        accounts::change_password,
+        accounts::resend_confirmation,
+        accounts::notification_settings,
+        accounts::update_notification_settings,
+        accounts::vacation,
+        accounts::start_vacation,
+        accounts::end_vacation,
+        accounts::request_password_reset,
+        accounts::reset_password,
+        pages::confirm_email,
+        pages::reset_form,
+        pages::reset_submit,
+        pages::unsubscribe_form,
+        pages::unsubscribe,
+        accounts::user,
+        rules::kinds,
+        games::list,
+        games::get,
+        games::history,
+        games::play,
+        games::record,
+        games::dice,
+        streams::stream,
+        streams::ticket,
+        streams::game_stream,
+        games::resign,
+        games::offer_draw,
+        games::accept_draw,
+        games::decline_draw,
+        challenges::create,
+        challenges::list,
+        challenges::get,
+        challenges::accept,
+        challenges::decline,
+        challenges::cancel,
+        rules::cheversi_score,
+        rules::moves,
+        rules::play,
+        rules::replay,
+        webhooks::list,
+        webhooks::create,
+        webhooks::get,
+        webhooks::update,
+        webhooks::delete,
+        webhooks::rotate,
+        webhooks::deliveries,
+        webhooks::retry,
+    ),
+    components(schemas(
+        Problem,
+        crate::service::views::Timestamp,
+        crate::service::games::StatusFilter,
+        challenges::ChallengeDirection,
+        crate::service::views::schema::EventType,
+        crate::service::views::schema::WebhookEventType,
+        events::GameData,
+        events::MoveData,
+        events::TurnData,
+        events::DrawData,
+        events::OverData,
+        events::ReminderData,
+        events::ChallengeData,
+        events::VacationData,
+    )),
+    tags(
+        (name = "health"),
+        (name = "accounts"),
+        (name = "challenges"),
+        (name = "games"),
+        (name = "rules"),
+        (name = "notifications"),
+        (name = "clocks"),
+        (name = "events", description = "Streams of events (Server-Sent Events or NDJSON), resumable from any id (`docs/events.md`)."),
+        (name = "pages", description = "Pages a person opens from a link in a mail; they answer in HTML."),
+        (name = "webhooks", description = "HTTP endpoints of the caller's, sent the events that concern them, signed the Standard Webhooks way; the payloads are described under `webhooks` (`docs/webhooks.md`)."),
+    ),
+)]
+struct ApiDoc;
+
+/// The description as JSON.
+pub static DOCUMENT: LazyLock<Value> = LazyLock::new(document);
+
+/// The description as YAML, exactly as committed in `openapi.yaml`.
+pub static YAML: LazyLock<String> = LazyLock::new(|| {
+    // The sections in the order readers expect them; within each, keys sort by name.
+    let mut root = serde_yaml_ng::Mapping::new();
+    for key in [
+        "openapi",
+        "info",
+        "servers",
+        "tags",
+        "paths",
+        "webhooks",
+        "components",
+    ] {
+        let value = serde_yaml_ng::to_value(&DOCUMENT[key]).expect("YAML holds any JSON");
+        root.insert(key.into(), value);
+    }
+    serde_yaml_ng::to_string(&root).expect("the description is serialisable")
+});
+
+/// The description as JSON text.
+pub static JSON: LazyLock<String> = LazyLock::new(|| {
+    serde_json::to_string_pretty(&*DOCUMENT).expect("the description is serialisable")
+});
+
+fn document() -> Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).expect("the description is JSON");
+    doc["info"]["version"] = json!(env!("CARGO_PKG_VERSION"));
+    doc["info"]["summary"] = json!("A correspondence game server.");
+    let components = doc["components"].as_object_mut().expect("components");
+    components.insert("securitySchemes".into(), security_schemes());
+    components.insert("parameters".into(), parameters());
+    components.insert("responses".into(), responses());
+    let schemas = components["schemas"].as_object_mut().expect("schemas");
+    for (name, schema) in event_schemas() {
+        schemas.insert(name, schema);
+    }
+    name_pages(schemas);
+    refer_to_components(schemas);
+    flatten_all_of(schemas);
+    // A problem's extension members are there only for the problems they belong to.
+    let requests = [request_schemas(&doc), vec!["Problem".to_owned()]].concat();
+    let schemas = doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("schemas");
+    require_nullable(schemas, &requests);
+    close_objects(schemas);
+    let paths = doc["paths"].as_object_mut().expect("paths");
+    for item in paths.values_mut() {
+        for operation in item.as_object_mut().expect("path item").values_mut() {
+            add_shared_responses(operation);
+            describe_streams(operation);
+        }
+    }
+    rename_refs(&mut doc["paths"]);
+    doc["webhooks"] = webhooks();
+    doc
+}
+
+/// An RFC 9457 problem document.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct Problem {
+    /// The problem's stable type, `urn:kuryr:problem:<slug>` (`docs/problems.md`).
+    #[schema(pattern = "^urn:kuryr:problem:[a-z-]+$")]
+    r#type: String,
+    title: String,
+    status: u16,
+    /// What went wrong and what to do about it, for a person.
+    detail: String,
+    /// The request field at fault (`validation-failed`).
+    #[schema(required = false)]
+    field: String,
+    /// The offending token of a position string (`invalid-position`).
+    #[schema(required = false)]
+    token: Option<String>,
+    /// The legal moves, in canonical notation (`illegal-move`, `invalid-move-syntax`).
+    #[schema(required = false)]
+    legal_moves: Vec<String>,
+    /// The moves an ambiguous move could mean (`ambiguous-move`).
+    #[schema(required = false)]
+    candidates: Vec<String>,
+    /// The game's ply (`ply-mismatch`).
+    #[schema(required = false)]
+    current_ply: i32,
+    /// The line of a record at fault (`invalid-record`).
+    #[schema(required = false)]
+    line: Option<u32>,
+    /// Where to read the current state from when a stream cannot resume (`events-gone`).
+    #[schema(required = false)]
+    resync: Vec<String>,
+    /// The kind of address a webhook URL leads to (`webhook-address-refused`).
+    #[schema(required = false)]
+    reason: String,
+    /// How many webhooks an account may have (`too-many-webhooks`).
+    #[schema(required = false)]
+    limit: u32,
+}
+
+fn problem_content() -> Value {
+    json!({ "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } })
+}
+
+fn problem(description: &str) -> Value {
+    json!({ "description": description, "content": problem_content() })
+}
+
+fn retry_after() -> Value {
+    json!({ "schema": { "type": "integer", "minimum": 1 }, "description": "Seconds to wait." })
+}
+
+fn html(description: &str) -> Value {
+    json!({ "description": description, "content": { "text/html": { "schema": { "type": "string" } } } })
+}
+
+/// The responses operations refer to by name.
+fn responses() -> Value {
+    let mut unauthorized = problem(
+        "Type `unauthorized`. Either a token was sent and does not hold (malformed, not `Bearer \
+         <token>`, forged, expired, or its session ended with a password change or the \
+         account's deletion), on any endpoint: `WWW-Authenticate: Bearer realm=\"kuryr\", \
+         error=\"invalid_token\"`. Or no token came where one is needed, or the username or \
+         password is wrong at login: `WWW-Authenticate: Bearer realm=\"kuryr\"`. It never says \
+         which part of a token or of the credentials was wrong.",
+    );
+    unauthorized["headers"] = json!({ "WWW-Authenticate": { "schema": { "type": "string" } } });
+    let mut timeout = problem(
+        "The request did not arrive whole (head and body) within the server's deadline (10 s by \
+         default). Type `request-timeout`; the server closes the connection.",
+    );
+    timeout["headers"] =
+        json!({ "Connection": { "schema": { "type": "string", "const": "close" } } });
+    let mut too_many = problem(
+        "A rate limit refused the request (`docs/security.md` lists them). Type `rate-limited`; \
+         wait `Retry-After` seconds. `RateLimit-Policy` names the limit with its quota `q` per \
+         window `w` seconds, and `RateLimit` says `r=0` left and `t` seconds until the next \
+         (draft-ietf-httpapi-ratelimit-headers).",
+    );
+    too_many["headers"] = json!({
+        "Retry-After": retry_after(),
+        "RateLimit-Policy": { "schema": { "type": "string" }, "example": "\"login-failures-per-account\";q=5;w=900" },
+        "RateLimit": { "schema": { "type": "string" }, "example": "\"login-failures-per-account\";r=0;t=180" },
+    });
+    let mut busy = problem(
+        "Every password hashing thread is busy and the queue behind them is full: the request \
+         was refused at once, before waiting, and changed nothing. Type `busy`; send it again \
+         after `Retry-After` seconds.",
+    );
+    busy["headers"] = json!({ "Retry-After": retry_after() });
+    let mut busy_page = html(
+        "The page of a form refused as `busy`: nothing is wrong with the link or the form; send \
+         it again after `Retry-After` seconds.",
+    );
+    busy_page["headers"] = json!({ "Retry-After": retry_after() });
+    let mut not_allowed = problem(
+        "The path does not take this method; `Allow` lists the ones it takes. Type \
+         `method-not-allowed`.",
+    );
+    not_allowed["headers"] = json!({ "Allow": { "schema": { "type": "string" } } });
+    let mut page_problem = html(
+        "An HTML page saying what is wrong with the link or the form (invalid, expired or used). \
+         A request that cannot be read at all (a malformed query string or form) gets the API's \
+         `bad-request` problem instead.",
+    );
+    page_problem["content"]["application/problem+json"] =
+        json!({ "schema": { "$ref": "#/components/schemas/Problem" } });
+    json!({
+        "HtmlPage": html("An HTML page for a person."),
+        "PageProblem": page_problem,
+        "BusyPage": busy_page,
+        "Problem": problem("Any other error, as a problem document; `type` says which."),
+        "BadRequest": problem("The request could not be read (malformed JSON, a wrong type, an unknown field, a bad query string or path). Type `bad-request`."),
+        "Unauthorized": unauthorized,
+        "Forbidden": problem("Authenticated, but not allowed (not a player of this game, not the challenged player, wrong current password). Type `forbidden`."),
+        "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
+        "MethodNotAllowed": not_allowed,
+        "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
+        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` (with `limit`), `webhook-disabled`."),
+        "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
+        "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
+        "UnsupportedMediaType": problem("The body is not sent as `application/json`. Type `unsupported-media-type`."),
+        "Unprocessable": problem("The request was read but refused. Types: `validation-failed` (with `field`), `illegal-move` and `invalid-move-syntax` (with `legal_moves`), `ambiguous-move` (with `candidates`), `invalid-position` (with `token`, the offending token when one is to blame), `invalid-record` (with `line`, the line at fault when one is), `webhook-address-refused` (with `field` and `reason`, the kind of address: `loopback`, `private`, `shared`, `link-local`, `multicast`, `unspecified`, `documentation`, `benchmarking`, `reserved` or `unresolvable`)."),
+        "RequestTimeout": timeout,
+        "TooManyRequests": too_many,
+        "Internal": problem("Something stored cannot be read (a game's options or time control, a user's notification settings): the server says so instead of quietly using defaults, and writes nothing on top of it. The cause is logged. Type `internal`."),
+        "Unavailable": problem("The database does not answer. Type `unavailable`."),
+        "Busy": busy,
+        "WebhookReceived": { "description": "Delivered; the body is not read." },
+        "WebhookGone": { "description": "The endpoint is gone for good; the webhook is disabled at once and its owner mailed." },
+        "WebhookRetryAfter": {
+            "description": "Tried again after `Retry-After` (seconds or an HTTP date, at most 6 hours) instead of the usual backoff.",
+            "headers": { "Retry-After": { "schema": { "type": "string" } } },
+        },
+        "WebhookFailed": { "description": "Not delivered (so are a timeout after 10 s, a redirect, which is not followed, and a refused address): tried again with exponential backoff and jitter, from 10 s up to 4 hours between attempts, for at least 24 hours. A webhook whose every attempt has failed for 24 hours is disabled and its owner mailed." },
+    })
+}
+
+fn response_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/responses/{name}") })
+}
+
+/// What any request can meet before or besides its handler: a token that does not hold (every
+/// endpoint checks one that is sent), a rate limit, a request that arrives too slowly, a method
+/// the path does not take, a path, query or body that cannot be read, a database that does not
+/// answer, and the problem document of any other error as `default`.
+fn add_shared_responses(operation: &mut Value) {
+    let reads_input = operation.get("requestBody").is_some()
+        || operation["parameters"]
+            .as_array()
+            .is_some_and(|parameters| !parameters.is_empty());
+    let has_body = operation.get("requestBody").is_some();
+    let responses = operation["responses"]
+        .as_object_mut()
+        .expect("every operation has responses");
+    let mut shared = vec![
+        ("401", "Unauthorized"),
+        ("405", "MethodNotAllowed"),
+        ("408", "RequestTimeout"),
+        ("429", "TooManyRequests"),
+        ("500", "Internal"),
+        ("503", "Unavailable"),
+        ("default", "Problem"),
+    ];
+    if reads_input {
+        shared.push(("400", "BadRequest"));
+    }
+    if has_body {
+        shared.push(("413", "PayloadTooLarge"));
+        shared.push(("415", "UnsupportedMediaType"));
+    }
+    for (status, name) in shared {
+        responses
+            .entry(status)
+            .or_insert_with(|| response_ref(name));
+    }
+}
+
+fn security_schemes() -> Value {
+    json!({
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The access token from `POST /api/v1/auth/login`.",
+        },
+        "eventTicket": {
+            "type": "apiKey",
+            "in": "query",
+            "name": "ticket",
+            "description": "A single-use ticket from `POST /api/v1/events/ticket`, for `GET /api/v1/events` only.",
+        },
+    })
+}
+
+fn parameters() -> Value {
+    json!({
+        "WebhookMessageId": {
+            "name": "webhook-id", "in": "header", "required": true,
+            "schema": { "type": "string", "pattern": "^[0-9]+$" },
+            "description": "The event's id; the same on every attempt, so that a receiver can drop what it has seen.",
+        },
+        "WebhookTimestamp": {
+            "name": "webhook-timestamp", "in": "header", "required": true,
+            "schema": { "type": "string", "pattern": "^[0-9]+$" },
+            "description": "When this attempt was signed, in seconds since the Unix epoch; refuse one far from your clock.",
+        },
+        "WebhookSignature": {
+            "name": "webhook-signature", "in": "header", "required": true,
+            "schema": { "type": "string", "pattern": "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)?$" },
+            "description": "`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the bytes the secret's base64 (after `whsec_`) encodes. During the 24 hours after a rotation, two signatures, space-separated: the new secret's, then the old one's.",
+        },
+    })
+}
+
+/// Each event kind's schema name, what it says, and the schema of its `data`.
+fn event_kind(kind: EventKind) -> (&'static str, &'static str, &'static str) {
+    match kind {
+        EventKind::ChallengeCreated => (
+            "EventChallengeCreated",
+            "A challenge was made, by the caller or to them (an open one has no opponent yet).",
+            "ChallengeEventData",
+        ),
+        EventKind::ChallengeAccepted => (
+            "EventChallengeAccepted",
+            "A challenge was accepted; `game.started` follows.",
+            "ChallengeEventData",
+        ),
+        EventKind::ChallengeDeclined => (
+            "EventChallengeDeclined",
+            "A challenge was declined by the challenged player.",
+            "ChallengeEventData",
+        ),
+        EventKind::ChallengeCancelled => (
+            "EventChallengeCancelled",
+            "A challenge was withdrawn by its challenger.",
+            "ChallengeEventData",
+        ),
+        EventKind::GameStarted => ("EventGameStarted", "A game began.", "GameEventData"),
+        EventKind::Move => (
+            "EventMove",
+            "Moves were played in a game: the player's, then any the server played after it.",
+            "MoveEventData",
+        ),
+        EventKind::TurnStarted => (
+            "EventTurn",
+            "The recipient's turn began (only they are told).",
+            "TurnEventData",
+        ),
+        EventKind::ReminderDue => (
+            "EventReminder",
+            "A reminder point before the recipient's deadline passed.",
+            "ReminderEventData",
+        ),
+        EventKind::DrawOffered => (
+            "EventDrawOffered",
+            "A player offered a draw.",
+            "DrawEventData",
+        ),
+        EventKind::DrawAccepted => (
+            "EventDrawAccepted",
+            "A draw offer was accepted; `game.over` follows.",
+            "DrawEventData",
+        ),
+        EventKind::DrawDeclined => (
+            "EventDrawDeclined",
+            "A draw offer was declined.",
+            "DrawEventData",
+        ),
+        EventKind::GameOver => (
+            "EventGameOver",
+            "A game ended (on the board, by resignation, agreement or time).",
+            "GameOverEventData",
+        ),
+        EventKind::VacationStarted => (
+            "EventVacationStarted",
+            "The recipient's vacation began; their clocks stand still.",
+            "VacationEventData",
+        ),
+        EventKind::VacationEnded => (
+            "EventVacationEnded",
+            "The recipient's vacation ended.",
+            "VacationEventData",
+        ),
+    }
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// The event envelope, one schema per kind, and `Event`, their union tagged by `type`.
+fn event_schemas() -> Vec<(String, Value)> {
+    let mut schemas = Vec::new();
+    let mut one_of = Vec::new();
+    let mut mapping = Map::new();
+    for kind in EventKind::ALL {
+        let (name, description, data) = event_kind(kind);
+        schemas.push((
+            name.to_owned(),
+            json!({
+                "type": "object",
+                "description": description,
+                "additionalProperties": false,
+                "required": ["id", "type", "time", "data"],
+                "properties": {
+                    "id": { "type": "integer", "format": "int64", "minimum": 1, "description": "The event's place in the log." },
+                    "type": { "type": "string", "const": kind.as_str() },
+                    "time": schema_ref("Timestamp"),
+                    "data": schema_ref(data),
+                },
+            }),
+        ));
+        one_of.push(schema_ref(name));
+        mapping.insert(
+            kind.as_str().to_owned(),
+            json!(format!("#/components/schemas/{name}")),
+        );
+    }
+    schemas.push((
+        "Event".to_owned(),
+        json!({
+            "description": "One event of the log. `id` increases through the log (with gaps); resume from the last one you saw. `data` holds what a client needs to act without another request.",
+            "oneOf": one_of,
+            "discriminator": { "propertyName": "type", "mapping": mapping },
+        }),
+    ));
+    schemas
+}
+
+/// The payloads Kuryr sends to a webhook, one per event kind.
+fn webhooks() -> Value {
+    let mut hooks = Map::new();
+    for kind in EventKind::ALL {
+        let (name, description, _) = event_kind(kind);
+        let operation_id = format!("webhook{}", name.trim_start_matches("Event"));
+        hooks.insert(
+            kind.as_str().to_owned(),
+            json!({ "post": {
+                "tags": ["webhooks"],
+                "summary": description,
+                "operationId": operation_id,
+                "parameters": [
+                    { "$ref": "#/components/parameters/WebhookMessageId" },
+                    { "$ref": "#/components/parameters/WebhookTimestamp" },
+                    { "$ref": "#/components/parameters/WebhookSignature" },
+                ],
+                "requestBody": {
+                    "required": true,
+                    "content": { "application/json": { "schema": schema_ref(name) } },
+                },
+                "responses": {
+                    "2XX": response_ref("WebhookReceived"),
+                    "410": response_ref("WebhookGone"),
+                    "429": response_ref("WebhookRetryAfter"),
+                    "503": response_ref("WebhookRetryAfter"),
+                    "default": response_ref("WebhookFailed"),
+                },
+            }}),
+        );
+    }
+    Value::Object(hooks)
+}
+
+/// Objects the server writes or reads hold exactly the properties described: a response with
+/// a property the description lacks fails the tests, and a request with one is refused.
+fn close_objects(schemas: &mut Map<String, Value>) {
+    fn close(schema: &mut Value) {
+        match schema {
+            Value::Object(object) => {
+                if object.get("type") == Some(&json!("object"))
+                    && object.contains_key("properties")
+                    && !object.contains_key("additionalProperties")
+                {
+                    object.insert("additionalProperties".into(), json!(false));
+                }
+                for value in object.values_mut() {
+                    close(value);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(close),
+            _ => {}
+        }
+    }
+    for schema in schemas.values_mut() {
+        close(schema);
+    }
+}
+
+/// The shared responses by name, for `#[utoipa::path(responses((status = 409, response =
+/// Conflict)))]`; what each says is written in [`responses`].
+pub mod named {
+    macro_rules! named {
+        ($($name:ident),* $(,)?) => { $(
+            pub struct $name;
+            impl<'r> utoipa::ToResponse<'r> for $name {
+                fn response() -> (
+                    &'r str,
+                    utoipa::openapi::RefOr<utoipa::openapi::response::Response>,
+                ) {
+                    (stringify!($name), utoipa::openapi::response::Response::new("").into())
+                }
+            }
+        )* };
+    }
+    named!(
+        HtmlPage,
+        PageProblem,
+        BusyPage,
+        Forbidden,
+        NotFound,
+        NotAcceptable,
+        Conflict,
+        EventsGone,
+        Unprocessable,
+        Busy,
+        Unavailable,
+    );
+}
+
+/// A listing's page is named for what it lists (`GamePage`), not for the generic type.
+fn name_pages(schemas: &mut Map<String, Value>) {
+    let generic: Vec<String> = schemas
+        .keys()
+        .filter(|name| name.starts_with("PageView_"))
+        .cloned()
+        .collect();
+    for name in generic {
+        if let Some(schema) = schemas.remove(&name) {
+            let item = name.trim_start_matches("PageView_");
+            schemas.insert(format!("{item}Page"), schema);
+        }
+    }
+    schemas.values_mut().for_each(rename_refs);
+}
+
+/// Points `$ref`s at `PageView_X` to `XPage`.
+fn rename_refs(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::String(reference)) = object.get_mut("$ref")
+                && let Some(item) = reference.strip_prefix("#/components/schemas/PageView_")
+            {
+                *reference = format!("#/components/schemas/{item}Page");
+            }
+            object.values_mut().for_each(rename_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(rename_refs),
+        _ => {}
+    }
+}
+
+/// A generic's schema holds its argument's schema inline; where an inline object is exactly a
+/// named schema, it is referred to by name, so that a generated client has one type for it.
+fn refer_to_components(schemas: &mut Map<String, Value>) {
+    let named: Vec<(String, Value)> = schemas
+        .iter()
+        .filter(|(_, schema)| schema.get("properties").is_some())
+        .map(|(name, schema)| (name.clone(), schema.clone()))
+        .collect();
+    fn replace(value: &mut Value, named: &[(String, Value)], top: bool) {
+        if !top && let Some((name, _)) = named.iter().find(|(_, schema)| schema == value) {
+            *value = schema_ref(name);
+            return;
+        }
+        match value {
+            Value::Object(object) => object.values_mut().for_each(|v| replace(v, named, false)),
+            Value::Array(items) => items.iter_mut().for_each(|v| replace(v, named, false)),
+            _ => {}
+        }
+    }
+    for schema in schemas.values_mut() {
+        replace(schema, &named, true);
+    }
+}
+
+/// `#[serde(flatten)]` comes out as `allOf` of the flattened schema and the rest; written as
+/// one object, it can be closed (`additionalProperties: false`) and generators make one type.
+fn flatten_all_of(schemas: &mut Map<String, Value>) {
+    let snapshot = schemas.clone();
+    for schema in schemas.values_mut() {
+        let Some(parts) = schema.get("allOf").and_then(Value::as_array).cloned() else {
+            continue;
+        };
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for part in parts {
+            let part = match part.get("$ref").and_then(Value::as_str) {
+                Some(reference) => {
+                    snapshot[reference.trim_start_matches("#/components/schemas/")].clone()
+                }
+                None => part,
+            };
+            if let Some(props) = part["properties"].as_object() {
+                properties.extend(props.clone());
+            }
+            if let Some(names) = part["required"].as_array() {
+                required.extend(names.iter().cloned());
+            }
+        }
+        let object = schema.as_object_mut().expect("a schema object");
+        object.remove("allOf");
+        object.insert("type".into(), json!("object"));
+        object.insert("required".into(), Value::Array(required));
+        object.insert("properties".into(), Value::Object(properties));
+    }
+}
+
+/// The schemas of request bodies: the only ones with properties a client may leave out.
+fn request_schemas(doc: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    for item in doc["paths"].as_object().expect("paths").values() {
+        for operation in item.as_object().expect("path item").values() {
+            for media in operation["requestBody"]["content"]
+                .as_object()
+                .into_iter()
+                .flat_map(|content| content.values())
+            {
+                if let Some(reference) = media["schema"]["$ref"].as_str() {
+                    names.push(
+                        reference
+                            .trim_start_matches("#/components/schemas/")
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The server writes every field of what it answers, `null` included: a nullable property of
+/// an answer is required (it is there, maybe `null`), so that clients need not tell an absent
+/// field from a null one. Only a property that is left out when empty (a game's legal moves)
+/// stays optional, and it is not nullable.
+fn require_nullable(schemas: &mut Map<String, Value>, requests: &[String]) {
+    fn nullable(schema: &Value) -> bool {
+        schema["type"]
+            .as_array()
+            .is_some_and(|types| types.contains(&json!("null")))
+            || schema["oneOf"]
+                .as_array()
+                .is_some_and(|items| items.iter().any(|item| item["type"] == json!("null")))
+    }
+    fn walk(schema: &mut Value) {
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            let missing: Vec<Value> = properties
+                .iter()
+                .filter(|(_, property)| nullable(property))
+                .map(|(name, _)| json!(name))
+                .collect();
+            let required = schema
+                .as_object_mut()
+                .expect("an object")
+                .entry("required")
+                .or_insert_with(|| json!([]));
+            for name in missing {
+                if !required.as_array().expect("a list").contains(&name) {
+                    required.as_array_mut().expect("a list").push(name);
+                }
+            }
+        }
+        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            properties.values_mut().for_each(walk);
+        }
+        if let Some(items) = schema.get_mut("items") {
+            walk(items);
+        }
+    }
+    for (name, schema) in schemas.iter_mut() {
+        if !requests.contains(name) {
+            walk(schema);
+        }
+    }
+}
+
+/// A stream's media types say what each of their items is: an `Event`.
+fn describe_streams(operation: &mut Value) {
+    let Some(content) = operation["responses"]["200"]["content"].as_object_mut() else {
+        return;
+    };
+    for (media, description) in [
+        (
+            "text/event-stream",
+            "Server-Sent Events; each `data:` line is an `Event`.",
+        ),
+        (
+            "application/x-ndjson",
+            "One `Event` as JSON a line; empty lines are keep-alives.",
+        ),
+    ] {
+        if let Some(entry) = content.get_mut(media) {
+            *entry = json!({
+                "schema": { "type": "string", "description": description },
+                "x-event-schema": schema_ref("Event"),
+            });
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! How the typed values of the views are described in the API's OpenAPI document: the enums of
+//! the rules and of the service, whose names and values come from the types themselves, and the
+//! time controls with their bounds. The document is assembled in `api::openapi`.
+
+use utoipa::openapi::schema::{
+    Discriminator, KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+};
+use utoipa::openapi::{RefOr, schema::Ref};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::clock::TimeControl;
+use crate::clock::control::{
+    BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS,
+};
+use crate::db::models::status;
+use crate::rules::{EndReason, GameKind, Side};
+use crate::service::challenges::ColorChoice;
+use crate::service::events::EventKind;
+use crate::service::game::{GameResult, GameStatus, Termination};
+
+fn string_enum(description: &str, values: Vec<&'static str>) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .description(Some(description))
+        .enum_values(Some(values))
+        .into()
+}
+
+macro_rules! string_enum {
+    ($ty:ty, $description:expr, $values:expr) => {
+        impl PartialSchema for $ty {
+            fn schema() -> RefOr<Schema> {
+                string_enum($description, $values)
+            }
+        }
+        impl ToSchema for $ty {}
+    };
+}
+
+string_enum!(
+    Side,
+    "One of the two players; White moves first.",
+    Side::BOTH.map(Side::name).to_vec()
+);
+string_enum!(
+    GameKind,
+    "A game, by its id (`GET /api/v1/games/kinds` lists those this server plays).",
+    GameKind::ALL.map(GameKind::id).to_vec()
+);
+string_enum!(
+    GameStatus,
+    "Whether moves can still be played.",
+    [GameStatus::Active, GameStatus::Finished]
+        .map(GameStatus::as_str)
+        .to_vec()
+);
+string_enum!(
+    GameResult,
+    "The winner, or `draw`.",
+    [
+        GameResult::Won(Side::White),
+        GameResult::Won(Side::Black),
+        GameResult::Drawn
+    ]
+    .map(GameResult::as_str)
+    .to_vec()
+);
+string_enum!(
+    Termination,
+    "How a game ended: on the board (`points`, `no_legal_move`, `checkmate`, `no_pieces`, `goal_reached`, `decided`), or by `resignation`, `agreement` or `time`.",
+    EndReason::ALL
+        .map(Termination::Board)
+        .into_iter()
+        .chain([
+            Termination::Resignation,
+            Termination::Agreement,
+            Termination::Time
+        ])
+        .map(Termination::as_str)
+        .collect()
+);
+string_enum!(
+    EndReason,
+    "Why a position ended the game on the board.",
+    EndReason::ALL.map(EndReason::id).to_vec()
+);
+string_enum!(
+    ColorChoice,
+    "The colour the challenger plays; `random` is drawn when the challenge is accepted.",
+    [ColorChoice::White, ColorChoice::Black, ColorChoice::Random]
+        .map(ColorChoice::id)
+        .to_vec()
+);
+
+/// Where a challenge stands.
+pub struct ChallengeStatus;
+string_enum!(
+    ChallengeStatus,
+    "Where a challenge stands.",
+    vec![
+        status::PENDING,
+        status::ACCEPTED,
+        status::DECLINED,
+        status::CANCELLED
+    ]
+);
+
+/// Why dice were rolled.
+pub struct RollPurpose;
+string_enum!(
+    RollPurpose,
+    "`opening`: one die per player, White's first; `turn`: the roll of the side to move.",
+    vec![
+        crate::service::chance::OPENING,
+        crate::service::chance::TURN
+    ]
+);
+
+/// A moment, in UTC.
+pub struct Timestamp;
+impl PartialSchema for Timestamp {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+            .description(Some("UTC, RFC 3339."))
+            .into()
+    }
+}
+impl ToSchema for Timestamp {}
+
+fn days(name: &str, low: u32, high: u32) -> (String, ObjectBuilder) {
+    (
+        name.to_owned(),
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(low))
+            .maximum(Some(high)),
+    )
+}
+
+fn kind(name: &str, description: &str, fields: Vec<(String, ObjectBuilder)>) -> RefOr<Schema> {
+    let mut object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .description(Some(description))
+        .property(
+            "kind",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([name])),
+        )
+        .required("kind");
+    for (field, schema) in fields {
+        object = object.property(field.clone(), schema).required(field);
+    }
+    object.into()
+}
+
+/// The three kinds of time control, each its own schema, tagged by `kind`.
+pub struct TimeControlNone;
+pub struct TimeControlPerMove;
+pub struct TimeControlBank;
+
+impl PartialSchema for TimeControlNone {
+    fn schema() -> RefOr<Schema> {
+        kind("none", "No clock: nobody ever loses on time.", vec![])
+    }
+}
+impl ToSchema for TimeControlNone {}
+
+impl PartialSchema for TimeControlPerMove {
+    fn schema() -> RefOr<Schema> {
+        kind(
+            "per_move",
+            "Each move within `days` of counted time, reset on every move.",
+            vec![days("days", *PER_MOVE_DAYS.start(), *PER_MOVE_DAYS.end())],
+        )
+    }
+}
+impl ToSchema for TimeControlPerMove {}
+
+impl PartialSchema for TimeControlBank {
+    fn schema() -> RefOr<Schema> {
+        kind(
+            "bank",
+            "Each player starts with `initial_days`; each move adds `increment_days` to what is left, never beyond `max_days` (at least `initial_days`).",
+            vec![
+                days(
+                    "initial_days",
+                    *BANK_INITIAL_DAYS.start(),
+                    *BANK_INITIAL_DAYS.end(),
+                ),
+                days(
+                    "increment_days",
+                    *BANK_INCREMENT_DAYS.start(),
+                    *BANK_INCREMENT_DAYS.end(),
+                ),
+                days("max_days", 1, BANK_MAX_DAYS_LIMIT),
+            ],
+        )
+    }
+}
+impl ToSchema for TimeControlBank {}
+
+impl PartialSchema for TimeControl {
+    fn schema() -> RefOr<Schema> {
+        let variants = [
+            ("none", "TimeControlNone"),
+            ("per_move", "TimeControlPerMove"),
+            ("bank", "TimeControlBank"),
+        ];
+        let mut discriminator = Discriminator::new("kind");
+        for (kind, name) in variants {
+            discriminator
+                .mapping
+                .insert(kind.to_owned(), format!("#/components/schemas/{name}"));
+        }
+        let mut one_of = OneOfBuilder::new()
+            .description(Some(
+                "How much time the players get; a player who reaches the deadline loses on time. Days are counted time (`docs/clocks.md`).",
+            ))
+            .discriminator(Some(discriminator));
+        for (_, name) in variants {
+            one_of = one_of.item(Ref::from_schema_name(name));
+        }
+        one_of.into()
+    }
+}
+
+impl ToSchema for TimeControl {
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        schemas.push(("TimeControlNone".into(), TimeControlNone::schema()));
+        schemas.push(("TimeControlPerMove".into(), TimeControlPerMove::schema()));
+        schemas.push(("TimeControlBank".into(), TimeControlBank::schema()));
+    }
+}
+
+/// What happened; the event kinds by their stable names.
+pub struct EventType;
+impl PartialSchema for EventType {
+    fn schema() -> RefOr<Schema> {
+        string_enum(
+            "What happened. Clients should ignore types they do not know: new ones may be added.",
+            EventKind::ALL.map(EventKind::as_str).to_vec(),
+        )
+    }
+}
+impl ToSchema for EventType {}
+
+/// An event type a webhook is sent, or `*` for all.
+pub struct WebhookEventType;
+impl PartialSchema for WebhookEventType {
+    fn schema() -> RefOr<Schema> {
+        string_enum(
+            "An event type, or `*` for all of them.",
+            std::iter::once("*")
+                .chain(EventKind::ALL.map(EventKind::as_str))
+                .collect(),
+        )
+    }
+}
+impl ToSchema for WebhookEventType {}
+
+/// Where a webhook delivery stands.
+pub struct DeliveryStatus;
+string_enum!(DeliveryStatus, "Where a delivery stands.", {
+    use crate::db::webhooks::status::{DELIVERED, FAILED, PENDING};
+    vec![PENDING, DELIVERED, FAILED]
+});
+
+/// A user, by id and name.
+impl PartialSchema for crate::db::users::UserRef {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some("A user, by id and name."))
+            .property("id", ObjectBuilder::new().schema_type(Type::String))
+            .required("id")
+            .property("username", ObjectBuilder::new().schema_type(Type::String))
+            .required("username")
+            .into()
+    }
+}
+impl ToSchema for crate::db::users::UserRef {}
