@@ -108,7 +108,7 @@ pub async fn history(
 pub struct MoveBody {
     /// The move in the game's notation, read leniently (`docs/notation.md`).
     #[serde(rename = "move")]
-    #[schema(value_type = String, max_length = 200, examples("KE4", "D1-D5", "24/18 13/11"))]
+    #[schema(value_type = String, max_length = 200)]
     text: Text,
     /// The number of moves played when the client decided on this one: a mismatch is a 409
     /// and changes nothing.

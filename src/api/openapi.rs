@@ -151,6 +151,7 @@ fn document() -> Value {
         schemas.insert(name, schema);
     }
     name_pages(schemas);
+    challenge_per_game(schemas);
     refer_to_components(schemas);
     flatten_all_of(schemas);
     // A problem's extension members are there only for the problems they belong to.
@@ -159,6 +160,7 @@ fn document() -> Value {
         .as_object_mut()
         .expect("schemas");
     require_nullable(schemas, &requests);
+    open_enums(schemas, &requests);
     close_objects(schemas);
     let paths = doc["paths"].as_object_mut().expect("paths");
     for item in paths.values_mut() {
@@ -168,6 +170,8 @@ fn document() -> Value {
         }
     }
     rename_refs(&mut doc["paths"]);
+    add_examples(&mut doc["paths"]);
+    add_links(&mut doc["paths"]);
     doc["webhooks"] = webhooks();
     doc
 }
@@ -769,4 +773,187 @@ fn describe_streams(operation: &mut Value) {
             });
         }
     }
+}
+
+/// A new challenge is one object per game, tagged by `game`, each with that game's options
+/// typed: a generated client offers exactly the options of the game it challenges to.
+fn challenge_per_game(schemas: &mut Map<String, Value>) {
+    let base = schemas
+        .remove("NewChallenge")
+        .expect("NewChallenge is described");
+    let mut one_of = Vec::new();
+    let mut mapping = Map::new();
+    for (kind, engine) in crate::rules::GameKind::playable() {
+        let options = format!("{}Options", engine.name());
+        let name = format!("New{}Challenge", engine.name());
+        let schema = serde_json::to_value(crate::service::views::schema::options_of(engine))
+            .expect("a schema is JSON");
+        schemas.insert(options.clone(), schema);
+        let mut variant = base.clone();
+        variant["description"] = json!(format!("A challenge to a game of {}.", engine.name()));
+        variant["properties"]["game"] = json!({ "type": "string", "enum": [kind.id()] });
+        variant["properties"]["options"] = schema_ref(&options);
+        schemas.insert(name.clone(), variant);
+        one_of.push(schema_ref(&name));
+        mapping.insert(
+            kind.id().to_owned(),
+            json!(format!("#/components/schemas/{name}")),
+        );
+    }
+    schemas.insert(
+        "NewChallenge".into(),
+        json!({
+            "description": base["description"],
+            "oneOf": one_of,
+            "discriminator": { "propertyName": "game", "mapping": mapping },
+        }),
+    );
+}
+
+/// The enums a later version may add values to. Where the server writes one, the description
+/// accepts any string beside the known values, so that a generated client reads a new value
+/// instead of failing on the whole answer; requests keep them closed.
+const OPEN_ENUMS: [&str; 9] = [
+    "GameKind",
+    "GameStatus",
+    "Termination",
+    "EventType",
+    "WebhookEventType",
+    "ChallengeStatus",
+    "DeliveryStatus",
+    "RollPurpose",
+    "TurnDelivery",
+];
+
+fn open_enums(schemas: &mut Map<String, Value>, requests: &[String]) {
+    fn open(value: &mut Value) {
+        match value {
+            Value::Object(object) => {
+                let open_ref = object.get("$ref").and_then(Value::as_str).is_some_and(|r| {
+                    OPEN_ENUMS.contains(&r.trim_start_matches("#/components/schemas/"))
+                });
+                if open_ref {
+                    let reference = object.remove("$ref").expect("just seen");
+                    object.insert(
+                        "anyOf".into(),
+                        json!([{ "$ref": reference }, { "type": "string" }]),
+                    );
+                    return;
+                }
+                object.values_mut().for_each(open);
+            }
+            Value::Array(items) => items.iter_mut().for_each(open),
+            _ => {}
+        }
+    }
+    for (name, schema) in schemas.iter_mut() {
+        if OPEN_ENUMS.contains(&name.as_str()) {
+            let description = schema["description"].as_str().unwrap_or_default();
+            schema["description"] = json!(format!(
+                "{description} Open: new values may be added, so a client should accept any string here."
+            ));
+        } else if !requests.contains(name) {
+            open(schema);
+        }
+    }
+}
+
+/// Each game's start position and a first legal move from it, as its engine gives them.
+fn game_examples() -> Vec<(&'static str, &'static str, String, String)> {
+    crate::rules::GameKind::playable()
+        .filter_map(|(kind, engine)| {
+            let options = Value::Null;
+            let position = if engine.opening_roll() {
+                engine.start_position_for_opening(&options, 3, 1).ok()?
+            } else {
+                engine.start_position(&options).ok()?
+            };
+            let first = engine
+                .legal_moves(&position, &options)
+                .ok()?
+                .into_iter()
+                .next()?;
+            Some((kind.id(), engine.name(), position, first))
+        })
+        .collect()
+}
+
+fn operation<'a>(paths: &'a mut Value, path: &str, method: &str) -> &'a mut Value {
+    let operation = &mut paths[path][method];
+    assert!(!operation.is_null(), "{method} {path} is described");
+    operation
+}
+
+/// An example per game for the moves and positions a request carries.
+fn add_examples(paths: &mut Value) {
+    let games = game_examples();
+    let examples = |value: &dyn Fn(&str, &str) -> Value| -> Value {
+        let mut map = Map::new();
+        for (id, name, position, first) in &games {
+            map.insert(
+                (*id).to_owned(),
+                json!({ "summary": format!("{name}"), "value": value(position, first) }),
+            );
+        }
+        Value::Object(map)
+    };
+    let body = |op: &mut Value, examples: Value| {
+        op["requestBody"]["content"]["application/json"]["examples"] = examples;
+    };
+    body(
+        operation(paths, "/api/v1/games/{id}/moves", "post"),
+        examples(&|_, first| json!({ "move": first, "ply": 0 })),
+    );
+    body(
+        operation(paths, "/api/v1/rules/{game}/moves", "post"),
+        examples(&|position, _| json!({ "position": position })),
+    );
+    body(
+        operation(paths, "/api/v1/rules/{game}/play", "post"),
+        examples(&|position, first| json!({ "position": position, "move": first })),
+    );
+}
+
+/// Where an answer leads: from a challenge's acceptance to its game, from a game to its moves
+/// and its events.
+fn add_links(paths: &mut Value) {
+    let game_links = json!({
+        "GetGame": {
+            "operationId": "getGame",
+            "parameters": { "id": "$response.body#/id" },
+            "description": "The game.",
+        },
+        "GetMoves": {
+            "operationId": "getMoves",
+            "parameters": { "id": "$response.body#/id" },
+            "description": "The game's moves.",
+        },
+        "PlayMove": {
+            "operationId": "playMove",
+            "parameters": { "id": "$response.body#/id" },
+            "description": "Play a move in the game.",
+        },
+        "StreamGameEvents": {
+            "operationId": "streamGameEvents",
+            "parameters": { "id": "$response.body#/id" },
+            "description": "The game's events as they happen.",
+        },
+    });
+    operation(paths, "/api/v1/challenges/{id}/accept", "post")["responses"]["201"]["links"] =
+        game_links.clone();
+    operation(paths, "/api/v1/games/{id}", "get")["responses"]["200"]["links"] = game_links;
+    operation(paths, "/api/v1/challenges", "post")["responses"]["201"]["links"] = json!({
+        "GetChallenge": {
+            "operationId": "getChallenge",
+            "parameters": { "id": "$response.body#/id" },
+            "description": "The challenge.",
+        },
+    });
+    operation(paths, "/api/v1/games/{id}/moves", "post")["responses"]["201"]["links"] = json!({
+        "GetGame": {
+            "operationId": "getGame",
+            "parameters": { "id": "$request.path.id" },
+            "description": "The game after the move.",
+        },
+    });
 }

@@ -3,6 +3,7 @@
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::openapi::named::*;
+use crate::service::views::GameOptions;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -85,7 +86,7 @@ fn options(engine: &dyn Engine, options: Option<Value>) -> Result<Value, ApiErro
 #[schema(as = PositionRequest)]
 pub struct PositionBody {
     /// A position in the game's notation.
-    #[schema(value_type = String, examples("w E4K (D5N) ; last=D5"))]
+    #[schema(value_type = String)]
     position: Text,
     /// The game's options; missing ones take their defaults.
     #[schema(value_type = Option<Object>)]
@@ -254,7 +255,7 @@ pub struct RecordBody {
 pub struct ReplayView {
     #[schema(value_type = GameKind)]
     game: &'static str,
-    #[schema(value_type = Object)]
+    #[schema(value_type = GameOptions)]
     options: Value,
     /// Every move in canonical notation, with the position after it.
     moves: Vec<MoveAndPosition>,

@@ -237,6 +237,14 @@ pub struct OptionSpec {
     pub kind: &'static str,
     #[schema(value_type = Value)]
     pub default: serde_json::Value,
+    /// The smallest value an integer option takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = i64)]
+    pub minimum: Option<i64>,
+    /// The largest value an integer option takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = i64)]
+    pub maximum: Option<i64>,
     pub description: &'static str,
 }
 

@@ -25,7 +25,7 @@ use crate::{
     service::challenges::ColorChoice,
     service::game::{GameResult, GameStatus, Termination},
 };
-pub use schema::{ChallengeStatus, RollPurpose, Timestamp};
+pub use schema::{ChallengeStatus, GameOptions, RollPurpose, Timestamp};
 
 pub mod schema;
 
@@ -107,8 +107,7 @@ pub struct GameView {
     /// Which game it is.
     #[schema(value_type = GameKind)]
     pub game: String,
-    /// The game's options, each set (`GET /api/v1/games/kinds` lists them).
-    #[schema(value_type = Object)]
+    #[schema(value_type = GameOptions)]
     pub options: Value,
     pub white: UserRef,
     pub black: UserRef,
@@ -308,8 +307,7 @@ pub struct ChallengeView {
     pub id: String,
     #[schema(value_type = GameKind)]
     pub game: String,
-    /// The game's options, each set.
-    #[schema(value_type = Object)]
+    #[schema(value_type = GameOptions)]
     pub options: Value,
     pub challenger: UserRef,
     /// The challenged player; for an open challenge, whoever accepted it (null until then).

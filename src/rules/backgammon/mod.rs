@@ -473,12 +473,16 @@ impl Game for Backgammon {
                 kind: "boolean",
                 default: serde_json::Value::Bool(true),
                 description: "Play with the doubling cube: before rolling, the player who owns the cube (or anyone while it is in the middle) may double; the opponent takes or passes.",
+                minimum: None,
+                maximum: None,
             },
             OptionSpec {
                 name: "match_length",
                 kind: "integer",
                 default: serde_json::Value::from(0),
                 description: "0 for a single game scored like a money game (cube x 1, 2 or 3); 1 to 64 for a match to that many points with the Crawford rule.",
+                minimum: Some(0),
+                maximum: Some(i64::from(MAX_MATCH_LENGTH)),
             },
         ]
     }

@@ -152,6 +152,8 @@ impl Game for Cubulus {
             kind: "boolean",
             default: serde_json::Value::Bool(false),
             description: "The extended rules: a die may rotate on its square instead of moving, a barrier may stand up as a soldier that moves diagonally, and a king may move diagonally on its first move (and its first after each exchange).",
+            minimum: None,
+            maximum: None,
         }]
     }
 

@@ -139,6 +139,8 @@ impl Game for Suluc {
             kind: "boolean",
             default: serde_json::Value::Bool(true),
             description: "The first soldier of each side to cross the board comes back as that side's king with 3 lives. With false, crossing pieces always come back as soldiers.",
+            minimum: None,
+            maximum: None,
         }]
     }
 

@@ -13,7 +13,7 @@ use crate::clock::control::{
     BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS,
 };
 use crate::db::models::status;
-use crate::rules::{EndReason, GameKind, Side};
+use crate::rules::{EndReason, Engine, GameKind, OptionSpec, Side};
 use crate::service::challenges::ColorChoice;
 use crate::service::events::EventKind;
 use crate::service::game::{GameResult, GameStatus, Termination};
@@ -282,3 +282,59 @@ impl PartialSchema for crate::db::users::UserRef {
     }
 }
 impl ToSchema for crate::db::users::UserRef {}
+
+fn option_property(spec: &OptionSpec, which: Option<&str>) -> ObjectBuilder {
+    let kind = if spec.kind == "integer" {
+        Type::Integer
+    } else {
+        Type::Boolean
+    };
+    let description = match which {
+        Some(game) => format!("{game}: {}", spec.description),
+        None => spec.description.to_owned(),
+    };
+    ObjectBuilder::new()
+        .schema_type(kind)
+        .description(Some(description))
+        .default(Some(spec.default.clone()))
+        .minimum(spec.minimum)
+        .maximum(spec.maximum)
+}
+
+fn closed(object: ObjectBuilder) -> ObjectBuilder {
+    object.additional_properties(Some(
+        utoipa::openapi::schema::AdditionalProperties::FreeForm(false),
+    ))
+}
+
+/// The options of one game, from the options its engine declares; each one left out takes its
+/// default.
+pub fn options_of(engine: &dyn Engine) -> RefOr<Schema> {
+    let mut object =
+        closed(ObjectBuilder::new().schema_type(Type::Object)).description(Some(format!(
+            "The options of {}; each one left out takes its default.",
+            engine.name()
+        )));
+    for spec in engine.option_specs() {
+        object = object.property(spec.name, option_property(&spec, None));
+    }
+    object.into()
+}
+
+/// A game's options, as a game shows them: every option of every game, each present in the
+/// games it belongs to (`GET /api/v1/games/kinds` lists which).
+pub struct GameOptions;
+impl PartialSchema for GameOptions {
+    fn schema() -> RefOr<Schema> {
+        let mut object = closed(ObjectBuilder::new().schema_type(Type::Object)).description(Some(
+            "A game's options, each set: only those of its game are present (`GET /api/v1/games/kinds` lists them).",
+        ));
+        for (_, engine) in GameKind::playable() {
+            for spec in engine.option_specs() {
+                object = object.property(spec.name, option_property(&spec, Some(engine.name())));
+            }
+        }
+        object.into()
+    }
+}
+impl ToSchema for GameOptions {}
