@@ -8,16 +8,18 @@ use jsonwebtoken::{Algorithm as JwtAlgorithm, DecodingKey, EncodingKey, Header, 
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
+use crate::scopes::Scopes;
+
 const ISSUER: &str = "kuryr";
 const AUDIENCE: &str = "kuryr-api";
 
 /// The one answer to any authentication failure, so a caller learns nothing about which part
 /// was wrong.
 pub const INVALID_CREDENTIALS: &str = "the username or password is wrong";
-pub const TOKEN_REQUIRED: &str = "an access token is required: send `Authorization: Bearer <token>` with a token from POST /api/v1/auth/login";
+pub const TOKEN_REQUIRED: &str = "an access token is required: send `Authorization: Bearer <token>` with a token from POST /api/v1/auth/login, or a personal access token";
 /// Sent whenever a request carries a token that does not hold, wherever it is sent: a client is
 /// told its token is dead rather than served as if it were nobody.
-pub const INVALID_TOKEN: &str = "the access token is not valid: malformed, forged, expired, or its session ended (a password change, a deleted account); log in again with POST /api/v1/auth/login";
+pub const INVALID_TOKEN: &str = "the access token is not valid: malformed, forged, expired, revoked, or its session ended (a logout, a password change, a deleted account); log in again with POST /api/v1/auth/login";
 
 /// The OWASP Password Storage Cheat Sheet's first recommendation for argon2id: 19 MiB of memory,
 /// 2 iterations, 1 lane.
@@ -143,6 +145,8 @@ pub struct Claims {
     pub exp: i64,
     /// The user's session version when the token was issued.
     pub sv: i32,
+    /// The login session this token belongs to: logging out ends it alone.
+    pub sid: String,
 }
 
 /// Signs and checks access tokens.
@@ -161,6 +165,7 @@ impl TokenKeys {
         validation.set_issuer(&[ISSUER]);
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        // `sv` and `sid` are required by `Claims` itself: a token without them does not decode.
         // Expiry is checked in `verify` against the server's clock, which tests can move.
         validation.validate_exp = false;
         TokenKeys {
@@ -171,12 +176,16 @@ impl TokenKeys {
         }
     }
 
+    /// A token for a new login session of the user.
     pub fn issue(
         &self,
         user_id: &str,
         session_version: i32,
         now: DateTime<Utc>,
     ) -> anyhow::Result<String> {
+        use rand::RngCore;
+        let mut sid = [0u8; 16];
+        rand::rng().fill_bytes(&mut sid);
         let claims = Claims {
             sub: user_id.to_owned(),
             iss: ISSUER.into(),
@@ -184,6 +193,7 @@ impl TokenKeys {
             iat: now.timestamp(),
             exp: (now + self.ttl).timestamp(),
             sv: session_version,
+            sid: hex::encode(sid),
         };
         jsonwebtoken::encode(&Header::new(JwtAlgorithm::HS256), &claims, &self.encoding)
             .map_err(|e| anyhow::anyhow!("cannot sign token: {e}"))
@@ -198,25 +208,64 @@ impl TokenKeys {
     }
 }
 
-/// The authenticated caller: a genuine, unexpired token (signature, expiry, issuer and audience
-/// checked) of an account that still exists with the same session version.
+/// The authenticated caller: a login token whose session holds (genuine, unexpired, of an
+/// account that still exists with the same session version, not logged out), or a personal
+/// access token that is stored and unexpired.
 #[derive(Clone, Debug)]
 pub struct AuthUser {
     pub id: String,
     pub username: String,
 }
 
-/// A caller whose token is genuine and unexpired, before the database has confirmed the session
-/// (that the account exists and its password has not changed since). The move endpoint takes
-/// this and confirms the session inside its own transaction, saving a query on the hot path;
-/// every other endpoint takes [`AuthUser`].
+/// A caller whose token is genuine and unexpired. For a login token, before the database has
+/// confirmed its session (that the account exists, its password has not changed and the session
+/// was not ended since): the move endpoint takes this and confirms the session inside its own
+/// query, saving one on the hot path; every other endpoint takes [`AuthUser`]. A personal token
+/// has been found in the database already, since nothing else tells whether it holds.
 #[derive(Clone, Debug)]
 pub struct Caller {
     pub id: String,
-    pub session_version: i32,
+    pub credential: Credential,
     /// When the token runs out, in Unix seconds (what outlives the request, such as an event
     /// stream, ends then).
     pub expires_at: i64,
+}
+
+/// What kind of token a caller sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// A login token (`POST /api/v1/auth/login`): all the account's powers, while its session
+    /// holds.
+    Login(LoginSession),
+    /// A personal access token, confirmed: only its scopes.
+    Personal { token_id: String, scopes: Scopes },
+}
+
+/// The login session a login token names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoginSession {
+    /// The account's session version when the token was issued; a password change or the end
+    /// of every session moves it on.
+    pub version: i32,
+    /// This session's own id, which logging out revokes.
+    pub id: String,
+}
+
+impl Credential {
+    /// The scopes of a personal token; `None` for a login token, which holds every one.
+    pub fn scopes(&self) -> Option<Scopes> {
+        match self {
+            Credential::Login(_) => None,
+            Credential::Personal { scopes, .. } => Some(*scopes),
+        }
+    }
+
+    pub fn login_session(&self) -> Option<&LoginSession> {
+        match self {
+            Credential::Login(session) => Some(session),
+            Credential::Personal { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -305,6 +354,9 @@ mod tests {
         let token = keys.issue("u1", 3, now).unwrap();
         let claims = keys.verify(&token, now).unwrap();
         assert_eq!((claims.sub.as_str(), claims.sv), ("u1", 3));
+        assert_eq!(claims.sid.len(), 32);
+        let again = keys.issue("u1", 3, now).unwrap();
+        assert_ne!(keys.verify(&again, now).unwrap().sid, claims.sid);
         assert!(
             keys.verify(&token, now + chrono::Duration::minutes(59))
                 .is_some()
@@ -313,6 +365,36 @@ mod tests {
             keys.verify(&token, now + chrono::Duration::hours(1))
                 .is_none()
         );
+    }
+
+    #[test]
+    fn tokens_without_a_session_id_are_refused() {
+        // As issued before sessions had ids: logging out could not end them.
+        #[derive(Serialize)]
+        struct Older {
+            sub: String,
+            iss: String,
+            aud: String,
+            iat: i64,
+            exp: i64,
+            sv: i32,
+        }
+        let now = Utc::now();
+        let older = Older {
+            sub: "u1".into(),
+            iss: ISSUER.into(),
+            aud: AUDIENCE.into(),
+            iat: now.timestamp(),
+            exp: now.timestamp() + 600,
+            sv: 0,
+        };
+        let token = jsonwebtoken::encode(
+            &Header::new(JwtAlgorithm::HS256),
+            &older,
+            &EncodingKey::from_secret(b"0123456789abcdef0123456789abcdef"),
+        )
+        .unwrap();
+        assert!(keys().verify(&token, now).is_none());
     }
 
     #[test]
@@ -331,6 +413,7 @@ mod tests {
             iat: Utc::now().timestamp(),
             exp: Utc::now().timestamp() + 600,
             sv: 0,
+            sid: "0".repeat(32),
         };
         let hs512 = jsonwebtoken::encode(
             &Header::new(JwtAlgorithm::HS512),

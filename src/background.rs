@@ -22,7 +22,7 @@ use crate::service::events::{self, EventSettings};
 use crate::service::notifications::Notifier;
 use crate::service::webhooks::WebhookSettings;
 use crate::service::webhooks::delivery as webhook_delivery;
-use crate::service::{Clock, outbox, scheduler};
+use crate::service::{Clock, outbox, scheduler, tokens};
 use crate::webhook::transport::Sender;
 
 /// How often the outbox is checked: turn mails should leave within seconds of the move, and a
@@ -177,6 +177,9 @@ async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {
         }
         if let Err(e) = events::prune(&work.db, work.events.retention, now).await {
             tracing::error!(error = %e, "pruning the event log failed");
+        }
+        if let Err(e) = tokens::prune(&work.db, now).await {
+            tracing::error!(error = %e, "pruning ended sessions and expired tokens failed");
         }
         if !pause(SCHEDULER_POLL, &stop).await {
             break;

@@ -118,6 +118,7 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
                     .default_service(api::auth::guard(
                         web::to(api::not_found),
                         api::auth::Session::Guard,
+                        crate::scopes::Needs::Nothing,
                     )),
             );
     }

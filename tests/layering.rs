@@ -25,6 +25,8 @@ const BELOW_HTTP: &[&str] = &[
     "src/webhook",
     "src/background.rs",
     "src/auth.rs",
+    "src/pat.rs",
+    "src/scopes.rs",
 ];
 
 fn check(roots: &[&str], forbidden: &[&str]) -> Vec<String> {

@@ -1,6 +1,7 @@
 //! Registration, login and the caller's own account.
 
 use actix_web::{HttpResponse, web};
+use chrono::DateTime;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -8,8 +9,9 @@ use crate::api::openapi::named::*;
 
 use super::Text;
 use super::views::{AccountView, PublicUserView, TokenView, VacationView};
+use crate::api::auth::require_login_token;
 use crate::api::problem::ApiError;
-use crate::auth::AuthUser;
+use crate::auth::{AuthUser, Caller, Credential};
 use crate::http::ClientAddress;
 use crate::limits::AccountMail;
 use crate::service::accounts::{self, AccountChanges};
@@ -130,6 +132,41 @@ pub async fn login(
         .json(token_view(&state, token)))
 }
 
+/// Ends the session of the login token this is called with; the account's other sessions and
+/// its personal tokens go on.
+#[utoipa::path(post, path = "/api/v1/auth/logout", tag = "accounts", operation_id = "logout",
+    security(("bearer" = [])),
+    responses((status = 204, description = "The session is over; its token no longer works."),
+        (status = 403, response = Forbidden)))]
+pub async fn logout(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let Credential::Login(session) = caller.credential else {
+        return Err(ApiError::Internal(anyhow::anyhow!(
+            "the guard let a personal token log out"
+        )));
+    };
+    let expires_at = DateTime::from_timestamp(caller.expires_at, 0)
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a token expiring out of range")))?;
+    accounts::logout(&state.db, user.id, session, expires_at).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Ends every login session of the account, this one included; its personal tokens go on.
+#[utoipa::path(post, path = "/api/v1/auth/logout-everywhere", tag = "accounts", operation_id = "logoutEverywhere",
+    security(("bearer" = [])),
+    responses((status = 204, description = "Every login session of the account is over."),
+        (status = 403, response = Forbidden)))]
+pub async fn logout_everywhere(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    accounts::logout_everywhere(&state.db, user.id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
 /// The caller's account.
 #[utoipa::path(get, path = "/api/v1/me", tag = "accounts", operation_id = "getMe",
     security(("bearer" = [])),
@@ -173,10 +210,15 @@ pub struct UpdateMeBody {
 pub async fn update_me(
     state: web::Data<AppState>,
     user: AuthUser,
+    caller: Caller,
     client: ClientAddress,
     body: web::Json<UpdateMeBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
+    if body.email.is_some() {
+        // The address is where a password reset goes: whoever changes it can take the account.
+        require_login_token(&caller, "change the email address")?;
+    }
     let changes = AccountChanges {
         username: body.username.map(String::from),
         email: body.email.map(String::from),

@@ -26,7 +26,7 @@ use crate::db::Database;
 use crate::service::Clock;
 use crate::service::error::Unauthenticated;
 use crate::service::events::feed::{Published, ResumeError, Slot, Subscription};
-use crate::service::events::{self, StreamHolder};
+use crate::service::events::{self, HolderCredential, StreamHolder};
 use crate::startup::AppState;
 
 /// How long an `EventSource` waits before it reconnects after the stream breaks.
@@ -175,7 +175,7 @@ fn token_holder(req: &HttpRequest, user: &AuthUser) -> Option<StreamHolder> {
     let token = bearer_token(req.headers().get(header::AUTHORIZATION)?)?;
     Some(StreamHolder {
         user_id: user.id.clone(),
-        session_version: caller.session_version,
+        credential: HolderCredential::from(&caller.credential),
         token_key: hex::encode(&sha2::Sha256::digest(token.as_bytes())[..16]),
         token_expires_at: DateTime::from_timestamp(caller.expires_at, 0)?,
     })
@@ -429,7 +429,7 @@ async fn next_chunk(mut open: Open) -> Option<(Result<Bytes, Infallible>, Open)>
 }
 
 /// Whether the stream's token still holds: unexpired (by the server's clock), its session not
-/// ended since (password changed, account gone).
+/// ended since (logged out, password changed, account gone), or its personal token not revoked.
 async fn still_valid(open: &Open) -> Result<(), &'static str> {
     let Some(holder) = &open.holder else {
         return Ok(());
@@ -437,7 +437,7 @@ async fn still_valid(open: &Open) -> Result<(), &'static str> {
     if holder.token_expires_at <= open.clock.now() {
         return Err("the token expired");
     }
-    match events::session_holds(&open.db, holder).await {
+    match events::session_holds(&open.db, holder, open.clock.now()).await {
         Ok(true) => Ok(()),
         Ok(false) => Err("the session ended"),
         // A database that does not answer now may answer at the next keep-alive.

@@ -12,6 +12,7 @@ pub mod openapi;
 pub mod pages;
 pub mod problem;
 pub mod rules;
+pub mod tokens;
 pub mod views;
 pub mod webhooks;
 
@@ -20,60 +21,82 @@ use actix_web::{HttpRequest, HttpResponse, Route, web};
 
 use crate::api::auth::{Session, guard};
 use crate::api::problem::ApiError;
+use crate::scopes::Needs;
+use crate::scopes::Scope::{
+    self, AccountRead, AccountWrite, ChallengeWrite, EventsRead, GamePlay, TokensWrite,
+    WebhooksRead, WebhooksWrite,
+};
 use crate::service::PageRequest;
 
 /// The largest request body any endpoint accepts.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// One endpoint: its method, its path (in the same `{param}` form as `openapi.yaml`), how to
-/// build its actix route, and where the session of a token sent to it is confirmed.
+/// build its actix route, what a token must hold to use it, and where the session of a login
+/// token sent to it is confirmed.
 pub struct Endpoint {
     pub method: Method,
     pub path: &'static str,
     pub route: fn() -> Route,
+    /// What a personal access token needs here (a login token holds everything); `openapi.yaml`
+    /// says the same in each operation's `security`.
+    pub needs: Needs,
     pub session: Session,
 }
 
 macro_rules! endpoint {
     ($method:ident $path:literal => $handler:path) => {
-        endpoint!($method $path => $handler, Session::Guard)
+        endpoint!($method $path => $handler, Needs::Nothing)
     };
-    ($method:ident $path:literal => $handler:path, $session:expr) => {
+    ($method:ident $path:literal => $handler:path, $needs:expr) => {
+        endpoint!($method $path => $handler, $needs, Session::Guard)
+    };
+    ($method:ident $path:literal => $handler:path, $needs:expr, $session:expr) => {
         Endpoint {
             method: Method::$method,
             path: $path,
             route: || web::method(Method::$method).to($handler),
+            needs: $needs,
             session: $session,
         }
     };
+}
+
+const fn scope(scope: Scope) -> Needs {
+    Needs::Scope(scope)
 }
 
 /// Every endpoint of the server. Where two paths could match the same URL, the more specific
 /// comes first (`/games/kinds` before `/games/{id}`). The router tries paths in this order, and
 /// a path with a parameter costs a regular-expression match: the busiest one, the moves of a
 /// game, comes first.
+///
+/// Reading what anyone may read needs no scope; neither does the caller's list of games, which
+/// are all public. What only a login token may do is marked `Needs::Login`.
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
-        endpoint!(POST "/api/v1/games/{id}/moves" => games::play, Session::Handler),
+        endpoint!(POST "/api/v1/games/{id}/moves" => games::play, scope(GamePlay), Session::Handler),
         endpoint!(GET "/healthz" => health::healthz),
-        endpoint!(GET "/api/v1/events" => events::stream),
-        endpoint!(POST "/api/v1/events/ticket" => events::ticket),
+        endpoint!(GET "/api/v1/events" => events::stream, scope(EventsRead)),
+        endpoint!(POST "/api/v1/events/ticket" => events::ticket, scope(EventsRead)),
         endpoint!(GET "/api/v1/games/{id}/events" => events::game_stream),
         endpoint!(GET "/readyz" => health::readyz),
         endpoint!(GET "/api/v1/openapi.yaml" => health::openapi_yaml),
         endpoint!(GET "/api/v1/openapi.json" => health::openapi_json),
         endpoint!(POST "/api/v1/auth/register" => accounts::register),
         endpoint!(POST "/api/v1/auth/login" => accounts::login),
-        endpoint!(GET "/api/v1/me" => accounts::me),
-        endpoint!(PATCH "/api/v1/me" => accounts::update_me),
-        endpoint!(POST "/api/v1/me/password" => accounts::change_password),
-        endpoint!(POST "/api/v1/me/email/confirmation" => accounts::resend_confirmation),
-        endpoint!(GET "/api/v1/me/notifications" => accounts::notification_settings),
-        endpoint!(PATCH "/api/v1/me/notifications" => accounts::update_notification_settings),
-        endpoint!(GET "/api/v1/me/vacation" => accounts::vacation),
-        endpoint!(POST "/api/v1/me/vacation" => accounts::start_vacation),
-        endpoint!(DELETE "/api/v1/me/vacation" => accounts::end_vacation),
+        endpoint!(POST "/api/v1/auth/logout" => accounts::logout, Needs::Login),
+        endpoint!(POST "/api/v1/auth/logout-everywhere" => accounts::logout_everywhere, Needs::Login),
+        endpoint!(GET "/api/v1/me" => accounts::me, scope(AccountRead)),
+        endpoint!(PATCH "/api/v1/me" => accounts::update_me, scope(AccountWrite)),
+        endpoint!(POST "/api/v1/me/password" => accounts::change_password, Needs::Login),
+        endpoint!(POST "/api/v1/me/email/confirmation" => accounts::resend_confirmation, scope(AccountWrite)),
+        endpoint!(GET "/api/v1/me/notifications" => accounts::notification_settings, scope(AccountRead)),
+        endpoint!(PATCH "/api/v1/me/notifications" => accounts::update_notification_settings, scope(AccountWrite)),
+        endpoint!(GET "/api/v1/me/vacation" => accounts::vacation, scope(AccountRead)),
+        endpoint!(POST "/api/v1/me/vacation" => accounts::start_vacation, scope(AccountWrite)),
+        endpoint!(DELETE "/api/v1/me/vacation" => accounts::end_vacation, scope(AccountWrite)),
         endpoint!(POST "/api/v1/auth/password-reset" => accounts::request_password_reset),
         endpoint!(POST "/api/v1/auth/password-reset/confirm" => accounts::reset_password),
         endpoint!(GET "/confirm-email" => pages::confirm_email),
@@ -87,28 +110,32 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/games/{id}" => games::get),
         endpoint!(GET "/api/v1/games/{id}/record" => games::record),
         endpoint!(GET "/api/v1/games/{id}/dice" => games::dice),
-        endpoint!(POST "/api/v1/games/{id}/resign" => games::resign),
-        endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw),
-        endpoint!(POST "/api/v1/games/{id}/draw/accept" => games::accept_draw),
-        endpoint!(POST "/api/v1/games/{id}/draw/decline" => games::decline_draw),
-        endpoint!(POST "/api/v1/challenges" => challenges::create),
-        endpoint!(GET "/api/v1/challenges" => challenges::list),
-        endpoint!(GET "/api/v1/challenges/{id}" => challenges::get),
-        endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept),
-        endpoint!(POST "/api/v1/challenges/{id}/decline" => challenges::decline),
-        endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel),
+        endpoint!(POST "/api/v1/games/{id}/resign" => games::resign, scope(GamePlay)),
+        endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw, scope(GamePlay)),
+        endpoint!(POST "/api/v1/games/{id}/draw/accept" => games::accept_draw, scope(GamePlay)),
+        endpoint!(POST "/api/v1/games/{id}/draw/decline" => games::decline_draw, scope(GamePlay)),
+        endpoint!(POST "/api/v1/challenges" => challenges::create, scope(ChallengeWrite)),
+        endpoint!(GET "/api/v1/challenges" => challenges::list, scope(AccountRead)),
+        endpoint!(GET "/api/v1/challenges/{id}" => challenges::get, scope(AccountRead)),
+        endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/challenges/{id}/decline" => challenges::decline, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel, scope(ChallengeWrite)),
         endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score),
         endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves),
         endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
         endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay),
-        endpoint!(GET "/api/v1/webhooks" => webhooks::list),
-        endpoint!(POST "/api/v1/webhooks" => webhooks::create),
-        endpoint!(GET "/api/v1/webhooks/{id}" => webhooks::get),
-        endpoint!(PATCH "/api/v1/webhooks/{id}" => webhooks::update),
-        endpoint!(DELETE "/api/v1/webhooks/{id}" => webhooks::delete),
-        endpoint!(POST "/api/v1/webhooks/{id}/rotate" => webhooks::rotate),
-        endpoint!(GET "/api/v1/webhooks/{id}/deliveries" => webhooks::deliveries),
-        endpoint!(POST "/api/v1/webhooks/{id}/deliveries/{event}/retry" => webhooks::retry),
+        endpoint!(GET "/api/v1/webhooks" => webhooks::list, scope(WebhooksRead)),
+        endpoint!(POST "/api/v1/webhooks" => webhooks::create, scope(WebhooksWrite)),
+        endpoint!(GET "/api/v1/webhooks/{id}" => webhooks::get, scope(WebhooksRead)),
+        endpoint!(PATCH "/api/v1/webhooks/{id}" => webhooks::update, scope(WebhooksWrite)),
+        endpoint!(DELETE "/api/v1/webhooks/{id}" => webhooks::delete, scope(WebhooksWrite)),
+        endpoint!(POST "/api/v1/webhooks/{id}/rotate" => webhooks::rotate, scope(WebhooksWrite)),
+        endpoint!(GET "/api/v1/webhooks/{id}/deliveries" => webhooks::deliveries, scope(WebhooksRead)),
+        endpoint!(POST "/api/v1/webhooks/{id}/deliveries/{event}/retry" => webhooks::retry, scope(WebhooksWrite)),
+        endpoint!(GET "/api/v1/tokens" => tokens::list, scope(AccountRead)),
+        endpoint!(POST "/api/v1/tokens" => tokens::create, scope(TokensWrite)),
+        endpoint!(GET "/api/v1/tokens/{id}" => tokens::get, scope(AccountRead)),
+        endpoint!(DELETE "/api/v1/tokens/{id}" => tokens::revoke, scope(TokensWrite)),
     ]
 }
 
@@ -131,7 +158,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .join(", ");
         let mut resource = web::resource(path);
         for endpoint in here {
-            resource = resource.route(guard((endpoint.route)(), endpoint.session));
+            resource = resource.route(guard((endpoint.route)(), endpoint.session, endpoint.needs));
         }
         let others = web::to(move |req: HttpRequest| {
             let allow = allow.clone();
@@ -146,7 +173,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 Ok::<HttpResponse, actix_web::Error>(response)
             }
         });
-        let resource = resource.default_service(guard(others, Session::Guard));
+        let resource = resource.default_service(guard(others, Session::Guard, Needs::Nothing));
         // On the whole resource, so that the answers made before a handler runs (a query or form
         // that cannot be read, a method not allowed) carry them too.
         if pages::PATHS.contains(&path) {

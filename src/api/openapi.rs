@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use crate::api::events as streams;
-use crate::api::{accounts, challenges, games, health, pages, rules, webhooks};
+use crate::api::{accounts, challenges, games, health, pages, rules, tokens, webhooks};
 use crate::service::events::{self, EventKind};
 
 #[derive(OpenApi)]
@@ -30,6 +30,8 @@ use crate::service::events::{self, EventKind};
         health::openapi_json,
         accounts::register,
         accounts::login,
+        accounts::logout,
+        accounts::logout_everywhere,
         accounts::me,
         accounts::update_me,
         accounts::change_password,
@@ -79,6 +81,10 @@ use crate::service::events::{self, EventKind};
         webhooks::rotate,
         webhooks::deliveries,
         webhooks::retry,
+        tokens::list,
+        tokens::create,
+        tokens::get,
+        tokens::revoke,
     ),
     components(schemas(
         Problem,
@@ -106,6 +112,7 @@ use crate::service::events::{self, EventKind};
         (name = "clocks"),
         (name = "events", description = "Streams of events (Server-Sent Events or NDJSON), resumable from any id (`docs/events.md`)."),
         (name = "pages", description = "Pages a person opens from a link in a mail; they answer in HTML."),
+        (name = "tokens", description = "Personal access tokens for scripts and bots, each limited to its scopes (`docs/tokens.md`)."),
         (name = "webhooks", description = "HTTP endpoints of the caller's, sent the events that concern them, signed the Standard Webhooks way; the payloads are described under `webhooks` (`docs/webhooks.md`)."),
     ),
 )]
@@ -173,6 +180,7 @@ fn document() -> Value {
     add_examples(&mut doc["paths"]);
     add_links(&mut doc["paths"]);
     doc["webhooks"] = webhooks();
+    declare_needs(&mut doc["paths"]);
     doc
 }
 
@@ -211,9 +219,13 @@ struct Problem {
     /// The kind of address a webhook URL leads to (`webhook-address-refused`).
     #[schema(required = false)]
     reason: String,
-    /// How many webhooks an account may have (`too-many-webhooks`).
+    /// How many webhooks or tokens an account may have (`too-many-webhooks`,
+    /// `too-many-tokens`).
     #[schema(required = false)]
     limit: u32,
+    /// The scope the operation needs (`missing-scope`).
+    #[schema(required = false)]
+    scope: crate::scopes::Scope,
 }
 
 fn problem_content() -> Value {
@@ -290,7 +302,9 @@ fn responses() -> Value {
         "Problem": problem("Any other error, as a problem document; `type` says which."),
         "BadRequest": problem("The request could not be read (malformed JSON, a wrong type, an unknown field, a bad query string or path). Type `bad-request`."),
         "Unauthorized": unauthorized,
-        "Forbidden": problem("Authenticated, but not allowed (not a player of this game, not the challenged player, wrong current password). Type `forbidden`."),
+        "Forbidden": problem("Authenticated, but not allowed. Type `forbidden`: not a player of this game, not the challenged player, a wrong current password. Type `missing-scope` (with `scope`, the scope needed): a personal access token without the scope the operation lists in its `security`. Type `login-token-required`: what only a login token may do (the password, the email address, logging out), asked with a personal access token."),
+        "MissingScope": problem("A personal access token without the scope this operation lists in its `security`. Type `missing-scope`; `scope` names the scope needed. Login tokens are never refused this way."),
+        "LoginTokenRequired": problem("Sent with a personal access token, which may never do this. Type `login-token-required`; use a login token (`POST /api/v1/auth/login`)."),
         "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
         "MethodNotAllowed": not_allowed,
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
@@ -359,7 +373,11 @@ fn security_schemes() -> Value {
         "bearer": {
             "type": "http",
             "scheme": "bearer",
-            "description": "The access token from `POST /api/v1/auth/login`.",
+            "bearerFormat": "JWT (login token) or kyr_pat_… (personal access token)",
+            "description": "Two kinds of token, both sent as `Authorization: Bearer <token>`:\n\n\
+                * a login token, the JWT from `POST /api/v1/auth/login`: everything the account may do, for as long as its session holds (until it expires, `POST /api/v1/auth/logout`, `POST /api/v1/auth/logout-everywhere` or a password change);\n\
+                * a personal access token (`kyr_pat_…`, from `POST /api/v1/tokens`): only what its scopes allow, until it expires or is revoked (`docs/tokens.md`).\n\n\
+                Each operation's requirement lists what it needs: a scope (`game:play`, …), which a personal token must hold (403 `missing-scope` otherwise); `login`, which only a login token holds (403 `login-token-required` for a personal token); or nothing, where any token will do. A login token holds every scope.",
         },
         "eventTicket": {
             "type": "apiKey",
@@ -956,4 +974,40 @@ fn add_links(paths: &mut Value) {
             "description": "The game after the move.",
         },
     });
+}
+
+/// What a token needs on each operation, from `api::endpoints()`, the table the guard enforces:
+/// the scope (or `login`) in the operation's `bearer` requirement, and the 403 that refuses a
+/// personal token without it.
+fn declare_needs(paths: &mut Value) {
+    use crate::scopes::Needs;
+    for endpoint in crate::api::endpoints() {
+        let operation = operation(
+            paths,
+            endpoint.path,
+            &endpoint.method.as_str().to_lowercase(),
+        );
+        let (roles, refusal) = match endpoint.needs {
+            Needs::Nothing => (json!([]), None),
+            Needs::Scope(scope) => (json!([scope.as_str()]), Some("MissingScope")),
+            Needs::Login => (json!(["login"]), Some("LoginTokenRequired")),
+        };
+        let requirements = operation["security"].as_array_mut().unwrap_or_else(|| {
+            panic!(
+                "{} {} says nothing of tokens in its #[utoipa::path(security(...))]",
+                endpoint.method, endpoint.path
+            )
+        });
+        for requirement in requirements {
+            if let Some(bearer) = requirement.get_mut("bearer") {
+                *bearer = roles.clone();
+            }
+        }
+        if let Some(refusal) = refusal {
+            let responses = &mut operation["responses"];
+            if responses.get("403").is_none() {
+                responses["403"] = response_ref(refusal);
+            }
+        }
+    }
 }

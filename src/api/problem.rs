@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::limits::Limited;
+use crate::scopes::{Refused, Scope};
 use crate::service::error::{Conflict, Refusal, ServiceError, Unauthenticated};
 
 /// The media type of every error body.
@@ -32,6 +33,14 @@ pub enum ApiError {
     Unauthorized(Unauthenticated),
     #[error("{0}")]
     Forbidden(String),
+    /// A personal access token without the scope this needs.
+    #[error(
+        "this personal access token lacks the `{scope}` scope, which this needs; make a token with it (POST /api/v1/tokens), or use a login token"
+    )]
+    MissingScope { scope: Scope },
+    /// Something a personal access token may never do; `detail` says what.
+    #[error("{0}")]
+    LoginTokenRequired(String),
     #[error("{0}")]
     NotFound(String),
     #[error("{method} is not allowed on this resource")]
@@ -142,6 +151,10 @@ impl ApiError {
             }
             ApiError::Unauthorized(_) => ("unauthorized", "Authentication required"),
             ApiError::Forbidden(_) => ("forbidden", "Not allowed"),
+            ApiError::MissingScope { .. } => ("missing-scope", "The token lacks a scope"),
+            ApiError::LoginTokenRequired(_) => {
+                ("login-token-required", "Only a login token may do this")
+            }
             ApiError::NotFound(_) => ("not-found", "Not found"),
             ApiError::MethodNotAllowed { .. } => ("method-not-allowed", "Method not allowed"),
             ApiError::NotAcceptable(_) => ("not-acceptable", "No acceptable media type"),
@@ -172,6 +185,9 @@ impl ApiError {
             ApiError::Validation { field, .. } => {
                 members.insert("field".into(), json!(field));
             }
+            ApiError::MissingScope { scope } => {
+                members.insert("scope".into(), json!(scope));
+            }
             ApiError::Conflict { extra, .. } | ApiError::Rules { extra, .. } => {
                 members.extend(extra.clone());
             }
@@ -198,7 +214,9 @@ impl ResponseError for ApiError {
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_)
+            | ApiError::MissingScope { .. }
+            | ApiError::LoginTokenRequired(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotAcceptable(_) => StatusCode::NOT_ACCEPTABLE,
@@ -238,6 +256,17 @@ impl ResponseError for ApiError {
             _ => {}
         }
         response.body(self.problem().to_string())
+    }
+}
+
+impl From<Refused> for ApiError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::MissingScope(scope) => ApiError::MissingScope { scope },
+            Refused::LoginRequired => ApiError::LoginTokenRequired(
+                "only a login token (POST /api/v1/auth/login) may do this, never a personal access token: changing the password or the email address, logging out".into(),
+            ),
+        }
     }
 }
 
@@ -285,6 +314,7 @@ impl From<ServiceError> for ApiError {
         match e {
             ServiceError::NotFound(detail) => ApiError::NotFound(detail),
             ServiceError::Forbidden(detail) => ApiError::Forbidden(detail),
+            ServiceError::MissingScope(scope) => ApiError::MissingScope { scope },
             ServiceError::Unauthenticated(why) => ApiError::Unauthorized(why),
             ServiceError::Invalid { field, detail } => ApiError::Validation { detail, field },
             ServiceError::Conflict { kind, detail } => {
@@ -293,7 +323,9 @@ impl From<ServiceError> for ApiError {
                     Conflict::PlyMismatch { current_ply } => {
                         problem.with("current_ply", current_ply)
                     }
-                    Conflict::TooManyWebhooks { limit } => problem.with("limit", limit),
+                    Conflict::TooManyWebhooks { limit } | Conflict::TooManyTokens { limit } => {
+                        problem.with("limit", limit)
+                    }
                     _ => problem,
                 }
             }

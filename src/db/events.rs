@@ -234,7 +234,11 @@ pub fn gap_settled(conn: &mut DbConn, snapshot: &str) -> QueryResult<bool> {
 pub struct Ticket {
     pub hash: String,
     pub user_id: String,
-    pub session_version: i32,
+    /// The login session of the token that asked for it (its version and id), or else the
+    /// personal token that did.
+    pub session_version: Option<i32>,
+    pub session_id: Option<String>,
+    pub personal_token_id: Option<String>,
     pub token_key: String,
     pub token_expires_at: NaiveDateTime,
     pub expires_at: NaiveDateTime,

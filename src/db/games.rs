@@ -7,7 +7,8 @@ use diesel::prelude::*;
 
 use super::DbConn;
 use super::models::{Game, status};
-use super::schema::{games, users};
+use super::schema::{games, revoked_sessions, users};
+use super::users::SessionKey;
 
 /// A game by id.
 pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
@@ -49,29 +50,47 @@ type PlayerColumns = (
     users::time_zone,
 );
 
-/// A game and both its players, White first, in one query: the move path's only read of them.
-pub fn find_with_players(conn: &mut DbConn, id: &str) -> QueryResult<Option<(Game, [Player; 2])>> {
-    let row = games::table
-        .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
-        .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
-        .filter(games::id.eq(id))
-        .select((
-            Game::as_select(),
-            WHITE_PLAYER.fields(PlayerColumns::default()),
-            BLACK_PLAYER.fields(PlayerColumns::default()),
-        ))
-        .get_result::<(Game, Player, Player)>(conn)
-        .optional()?;
-    Ok(row.map(|(game, white, black)| (game, [white, black])))
+/// The game `$id` joined with both its players.
+macro_rules! game_with_players {
+    ($id:expr) => {
+        games::table
+            .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
+            .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
+            .filter(games::id.eq($id))
+    };
 }
 
-/// The session version of a user, to confirm a token of someone who plays no part in a game.
-pub fn session_version(conn: &mut DbConn, user_id: &str) -> QueryResult<Option<i32>> {
-    users::table
-        .find(user_id)
-        .select(users::session_version)
-        .get_result(conn)
-        .optional()
+/// A game and both its players, White first, in one query: the move path's only read of them.
+/// With the id of the caller's login session, also whether that session was revoked, in the same
+/// query (a personal token's caller was confirmed before, and passes `None`).
+pub fn find_with_players(
+    conn: &mut DbConn,
+    id: &str,
+    session_id: Option<&str>,
+) -> QueryResult<Option<(Game, [Player; 2], bool)>> {
+    let row = match session_id {
+        Some(session_id) => game_with_players!(id)
+            .select((
+                Game::as_select(),
+                WHITE_PLAYER.fields(PlayerColumns::default()),
+                BLACK_PLAYER.fields(PlayerColumns::default()),
+                diesel::dsl::exists(
+                    revoked_sessions::table.filter(revoked_sessions::id.eq(session_id)),
+                ),
+            ))
+            .get_result::<(Game, Player, Player, bool)>(conn)
+            .optional()?,
+        None => game_with_players!(id)
+            .select((
+                Game::as_select(),
+                WHITE_PLAYER.fields(PlayerColumns::default()),
+                BLACK_PLAYER.fields(PlayerColumns::default()),
+            ))
+            .get_result::<(Game, Player, Player)>(conn)
+            .optional()?
+            .map(|(game, white, black)| (game, white, black, false)),
+    };
+    Ok(row.map(|(game, white, black, revoked)| (game, [white, black], revoked)))
 }
 
 /// Which of these users have the server play their only legal move (`play_forced_moves`).
@@ -195,30 +214,42 @@ pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> Query
     Ok(updated == 1)
 }
 
-/// [`save_if_unchanged`], and only while the session of the user who moved is still the one
-/// their token names (a password change ends a token's power at once): one statement for what a
-/// move decided outside the write depends on. `false` when either changed.
+/// [`save_if_unchanged`], and only while the login session of the user who moved still holds
+/// (a password change or a logout ends a token's power at once): one statement for what a move
+/// decided outside the write depends on. `false` when either changed. A personal token's caller
+/// (`session` is `None`) was confirmed by its own query before.
 pub fn save_move_if_unchanged(
     conn: &mut DbConn,
     game: &Game,
     read_ply: i32,
-    user_id: &str,
-    session_version: i32,
+    session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let session_holds = diesel::dsl::exists(
-        users::table
-            .filter(users::id.eq(user_id))
-            .filter(users::session_version.eq(session_version)),
-    );
-    let updated = diesel::update(
-        games::table
-            .filter(games::id.eq(&game.id))
-            .filter(games::ply.eq(read_ply))
-            .filter(games::status.eq(status::ACTIVE))
-            .filter(session_holds),
-    )
-    .set(Changes::of(game))
-    .execute(conn)?;
+    let unchanged = games::table
+        .filter(games::id.eq(&game.id))
+        .filter(games::ply.eq(read_ply))
+        .filter(games::status.eq(status::ACTIVE));
+    let updated = match session {
+        Some(session) => {
+            let same_version = diesel::dsl::exists(
+                users::table
+                    .filter(users::id.eq(session.user_id))
+                    .filter(users::session_version.eq(session.version)),
+            );
+            let revoked = diesel::dsl::exists(
+                revoked_sessions::table.filter(revoked_sessions::id.eq(session.id)),
+            );
+            diesel::update(
+                unchanged
+                    .filter(same_version)
+                    .filter(diesel::dsl::not(revoked)),
+            )
+            .set(Changes::of(game))
+            .execute(conn)?
+        }
+        None => diesel::update(unchanged)
+            .set(Changes::of(game))
+            .execute(conn)?,
+    };
     Ok(updated == 1)
 }
 

@@ -19,6 +19,8 @@ pub mod outbox;
 pub mod reminders;
 pub mod rolls;
 pub mod schema;
+pub mod sessions;
+pub mod tokens;
 pub mod users;
 pub mod vacations;
 pub mod webhooks;

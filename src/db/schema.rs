@@ -158,7 +158,9 @@ diesel::table! {
     event_tickets (hash) {
         hash -> Text,
         user_id -> Text,
-        session_version -> Integer,
+        session_version -> Nullable<Integer>,
+        session_id -> Nullable<Text>,
+        personal_token_id -> Nullable<Text>,
         token_key -> Text,
         token_expires_at -> Timestamp,
         expires_at -> Timestamp,
@@ -209,12 +211,36 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    personal_tokens (id) {
+        id -> Text,
+        user_id -> Text,
+        parent_id -> Nullable<Text>,
+        name -> Text,
+        scopes -> Text,
+        token_hash -> Text,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        last_used_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    revoked_sessions (id) {
+        id -> Text,
+        user_id -> Text,
+        expires_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(vacations -> users (user_id));
 diesel::joinable!(outbox -> users (user_id));
 diesel::joinable!(rolls -> games (game_id));
 diesel::joinable!(challenges -> games (game_id));
 diesel::joinable!(webhooks -> users (user_id));
+diesel::joinable!(personal_tokens -> users (user_id));
+diesel::joinable!(revoked_sessions -> users (user_id));
 diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
 diesel::joinable!(webhook_deliveries -> events (event_id));
 
@@ -232,5 +258,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     event_tickets,
     webhooks,
     webhook_deliveries,
-    webhook_attempts
+    webhook_attempts,
+    personal_tokens,
+    revoked_sessions
 );

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::DbConn;
 use super::models::User;
-use super::schema::users;
+use super::schema::{revoked_sessions, users};
 
 /// A user as others see them in games and challenges.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Queryable)]
@@ -103,18 +103,53 @@ pub fn count_holding(
     query.count().get_result(conn)
 }
 
-/// The id and username of the account, if its session version is still this one.
+/// A login session as a token names it: whose, the account's session version when it began,
+/// and its own id.
+#[derive(Clone, Copy, Debug)]
+pub struct SessionKey<'a> {
+    pub user_id: &'a str,
+    pub version: i32,
+    pub id: &'a str,
+}
+
+/// The id and username of the account, if the session holds: the account exists, its session
+/// version is still the one the session began with, and the session was not revoked.
 pub fn find_session(
     conn: &mut DbConn,
-    id: &str,
-    session_version: i32,
+    session: SessionKey<'_>,
 ) -> QueryResult<Option<(String, String)>> {
     users::table
-        .filter(users::id.eq(id))
-        .filter(users::session_version.eq(session_version))
+        .filter(users::id.eq(session.user_id))
+        .filter(users::session_version.eq(session.version))
+        .filter(diesel::dsl::not(diesel::dsl::exists(
+            revoked_sessions::table.filter(revoked_sessions::id.eq(session.id)),
+        )))
         .select((users::id, users::username))
         .get_result(conn)
         .optional()
+}
+
+/// Ends every session of the account that began before: its session version moves on.
+pub fn bump_session_version(conn: &mut DbConn, id: &str) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set(users::session_version.eq(users::session_version + 1))
+        .execute(conn)
+        .map(drop)
+}
+
+/// Holds the account's row until the transaction ends (PostgreSQL), so that two requests of one
+/// user that count their things (webhooks, tokens) count them one after the other. SQLite's
+/// writers take turns anyway.
+pub fn lock(conn: &mut DbConn, id: &str) -> QueryResult<()> {
+    match conn {
+        DbConn::Postgres(pg) => users::table
+            .find(id)
+            .select(users::id)
+            .for_update()
+            .get_result::<String>(pg)
+            .map(drop),
+        DbConn::Sqlite(_) => Ok(()),
+    }
 }
 
 /// Writes the fields a user edits on their profile, as `user` holds them.

@@ -6,7 +6,7 @@ use diesel::prelude::*;
 
 use super::DbConn;
 use super::events::StoredEvent;
-use super::schema::{events, users, webhook_attempts, webhook_deliveries, webhooks};
+use super::schema::{events, webhook_attempts, webhook_deliveries, webhooks};
 
 /// An endpoint as stored.
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -85,20 +85,6 @@ pub fn insert(conn: &mut DbConn, webhook: &Webhook) -> QueryResult<()> {
         .values(webhook)
         .execute(conn)
         .map(drop)
-}
-
-/// Holds the owner's row until the transaction ends (PostgreSQL), so that two requests of one
-/// user count their webhooks one after the other. SQLite's writers take turns anyway.
-pub fn lock_owner(conn: &mut DbConn, user_id: &str) -> QueryResult<()> {
-    match conn {
-        DbConn::Postgres(pg) => users::table
-            .find(user_id)
-            .select(users::id)
-            .for_update()
-            .get_result::<String>(pg)
-            .map(drop),
-        DbConn::Sqlite(_) => Ok(()),
-    }
 }
 
 /// Holds a webhook's row until the transaction ends (PostgreSQL). Every transaction that

@@ -12,9 +12,10 @@ use super::addresses;
 use super::error::{Conflict, ServiceError, Unauthenticated};
 use super::notifications::{self, Notifier};
 use super::passwords::Hasher;
-use crate::auth::{self, AuthUser, TokenKeys};
+use crate::auth::{self, AuthUser, LoginSession, TokenKeys};
 use crate::db::models::User;
-use crate::db::users::{self, UniqueKey};
+use crate::db::sessions;
+use crate::db::users::{self, SessionKey, UniqueKey};
 use crate::db::{Database, DbConn};
 
 pub const PASSWORD_MIN_CHARS: usize = 8;
@@ -213,16 +214,45 @@ pub async fn login(
     }
 }
 
-/// The user a token belongs to, if the account still exists and its password has not changed
-/// since the token was issued.
+/// The user a login token belongs to, if its session holds: the account still exists, its
+/// password has not changed since the token was issued, and the session was not logged out.
 pub async fn session_user(
     db: &Database,
     id: String,
-    session_version: i32,
+    session: LoginSession,
 ) -> Result<Option<AuthUser>, ServiceError> {
     db.read(move |conn| {
-        let found = users::find_session(conn, &id, session_version)?;
+        let key = SessionKey {
+            user_id: &id,
+            version: session.version,
+            id: &session.id,
+        };
+        let found = users::find_session(conn, key)?;
         Ok(found.map(|(id, username)| AuthUser { id, username }))
+    })
+    .await
+}
+
+/// Ends one login session at once; the account's other sessions go on. The session is
+/// remembered as revoked until its token would have expired anyway (`token_expires_at`).
+pub async fn logout(
+    db: &Database,
+    user_id: String,
+    session: LoginSession,
+    token_expires_at: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    let expires_at = token_expires_at.naive_utc();
+    db.write(move |conn| Ok(sessions::revoke(conn, &session.id, &user_id, expires_at)?))
+        .await
+}
+
+/// Ends every login session of the account, as a password change does: the session version
+/// moves on. Personal access tokens are not sessions, and stay (`docs/tokens.md`).
+pub async fn logout_everywhere(db: &Database, user_id: String) -> Result<(), ServiceError> {
+    db.write(move |conn| {
+        users::bump_session_version(conn, &user_id)?;
+        sessions::forget_of_user(conn, &user_id)?;
+        Ok(())
     })
     .await
 }
@@ -342,6 +372,8 @@ pub(super) async fn set_password_hash(
         }
         let version = user.session_version + 1;
         users::set_password(conn, &id, &new_hash, version, now.naive_utc())?;
+        // Ended by the new version anyway.
+        sessions::forget_of_user(conn, &id)?;
         Ok(version)
     })
     .await

@@ -5,6 +5,7 @@
 use crate::db::StorageError;
 use crate::limits::Limited;
 use crate::rules::Side;
+use crate::scopes::Scope;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
@@ -14,6 +15,10 @@ pub enum ServiceError {
     /// The caller is not who they must be to do this.
     #[error("{0}")]
     Forbidden(String),
+    /// A personal access token asked for something its scopes do not allow (a token with a
+    /// scope it lacks itself).
+    #[error("this personal access token lacks the `{0}` scope, so it cannot do this")]
+    MissingScope(Scope),
     /// The caller could not be identified.
     #[error("{0}")]
     Unauthenticated(Unauthenticated),
@@ -88,6 +93,10 @@ pub enum Conflict {
     },
     /// A delivery of a disabled webhook cannot be sent again until it is enabled.
     WebhookDisabled,
+    /// The caller has as many unexpired personal access tokens as a user may have.
+    TooManyTokens {
+        limit: i64,
+    },
 }
 
 impl Conflict {
@@ -110,6 +119,7 @@ impl Conflict {
             Conflict::Duplicate => "conflict",
             Conflict::TooManyWebhooks { .. } => "too-many-webhooks",
             Conflict::WebhookDisabled => "webhook-disabled",
+            Conflict::TooManyTokens { .. } => "too-many-tokens",
         }
     }
 
@@ -131,6 +141,7 @@ impl Conflict {
             Conflict::Duplicate => "Conflict",
             Conflict::TooManyWebhooks { .. } => "Too many webhooks",
             Conflict::WebhookDisabled => "The webhook is disabled",
+            Conflict::TooManyTokens { .. } => "Too many personal access tokens",
         }
     }
 }

@@ -12,7 +12,9 @@ use serde_json::value::RawValue;
 use super::error::ServiceError;
 use super::games::GameDetails;
 use super::views::{ChallengeView, GameView, MoveView, VacationView};
+use crate::auth::{Credential, LoginSession};
 use crate::db::events::{NewEvent, StoredEvent};
+use crate::db::users::SessionKey;
 use crate::db::{self, Database, DbConn};
 use crate::rules::Side;
 use crate::service::UserRef;
@@ -436,11 +438,30 @@ pub const TICKET_LIFETIME: chrono::Duration = chrono::Duration::seconds(60);
 #[derive(Clone, Debug)]
 pub struct StreamHolder {
     pub user_id: String,
-    pub session_version: i32,
+    /// The token's login session, or the personal token itself: the stream ends with it.
+    pub credential: HolderCredential,
     /// Names the token the stream counts against (its streams are limited).
     pub token_key: String,
     /// When the token runs out: its streams end then.
     pub token_expires_at: DateTime<Utc>,
+}
+
+/// What a stream's token was, to tell whether it still holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HolderCredential {
+    Login(LoginSession),
+    Personal { token_id: String },
+}
+
+impl From<&Credential> for HolderCredential {
+    fn from(credential: &Credential) -> Self {
+        match credential {
+            Credential::Login(session) => HolderCredential::Login(session.clone()),
+            Credential::Personal { token_id, .. } => HolderCredential::Personal {
+                token_id: token_id.clone(),
+            },
+        }
+    }
 }
 
 /// A single-use ticket that opens one stream of `holder`'s events without an `Authorization`
@@ -455,10 +476,16 @@ pub async fn issue_ticket(
     rand::rng().fill_bytes(&mut bytes);
     let ticket = hex::encode(bytes);
     let expires_at = (now + TICKET_LIFETIME).min(holder.token_expires_at);
+    let (session_version, session_id, personal_token_id) = match holder.credential {
+        HolderCredential::Login(session) => (Some(session.version), Some(session.id), None),
+        HolderCredential::Personal { token_id } => (None, None, Some(token_id)),
+    };
     let row = db::events::Ticket {
         hash: ticket_hash(&ticket),
         user_id: holder.user_id,
-        session_version: holder.session_version,
+        session_version,
+        session_id,
+        personal_token_id,
         token_key: holder.token_key,
         token_expires_at: holder.token_expires_at.naive_utc(),
         expires_at: expires_at.naive_utc(),
@@ -473,7 +500,7 @@ fn ticket_hash(ticket: &str) -> String {
     hex::encode(sha2::Sha256::digest(ticket.as_bytes()))
 }
 
-/// Takes a ticket; one that was used, ran out, or whose session has ended since opens nothing.
+/// Takes a ticket; one that was used, ran out, or whose token no longer holds opens nothing.
 pub async fn redeem_ticket(
     db: &Database,
     ticket: String,
@@ -485,34 +512,70 @@ pub async fn redeem_ticket(
         return Err(refused());
     }
     let hash = ticket_hash(&ticket);
-    let taken = db
+    let holder = db
         .write(move |conn| {
             let Some(ticket) = db::events::take_ticket(conn, &hash)? else {
                 return Ok::<_, ServiceError>(None);
             };
-            let session_holds =
-                db::users::find_session(conn, &ticket.user_id, ticket.session_version)?.is_some();
-            Ok(session_holds.then_some(ticket))
+            if ticket.expires_at <= now.naive_utc() {
+                return Ok(None);
+            }
+            let credential = match (
+                ticket.session_version,
+                ticket.session_id,
+                ticket.personal_token_id,
+            ) {
+                (Some(version), Some(id), None) => {
+                    HolderCredential::Login(LoginSession { version, id })
+                }
+                (None, None, Some(token_id)) => HolderCredential::Personal { token_id },
+                _ => {
+                    return Err(ServiceError::internal(
+                        "a stream ticket names no credential",
+                    ));
+                }
+            };
+            let holder = StreamHolder {
+                user_id: ticket.user_id,
+                credential,
+                token_key: ticket.token_key,
+                token_expires_at: ticket.token_expires_at.and_utc(),
+            };
+            Ok(holds(conn, &holder, now)?.then_some(holder))
         })
-        .await?
-        .filter(|ticket| ticket.expires_at > now.naive_utc())
-        .ok_or_else(refused)?;
-    Ok(StreamHolder {
-        user_id: taken.user_id,
-        session_version: taken.session_version,
-        token_key: taken.token_key,
-        token_expires_at: taken.token_expires_at.and_utc(),
+        .await?;
+    holder.ok_or_else(refused)
+}
+
+/// Whether a stream's token still holds: a login session not ended since (no logout, no
+/// password change, the account still there), or a personal token not revoked.
+fn holds(
+    conn: &mut DbConn,
+    holder: &StreamHolder,
+    now: DateTime<Utc>,
+) -> Result<bool, ServiceError> {
+    Ok(match &holder.credential {
+        HolderCredential::Login(session) => db::users::find_session(
+            conn,
+            SessionKey {
+                user_id: &holder.user_id,
+                version: session.version,
+                id: &session.id,
+            },
+        )?
+        .is_some(),
+        HolderCredential::Personal { token_id } => super::tokens::is_live(conn, token_id, now)?,
     })
 }
 
-/// Whether the session a stream was opened with still holds (the password was not changed,
-/// the account not deleted).
-pub async fn session_holds(db: &Database, holder: &StreamHolder) -> Result<bool, ServiceError> {
-    let (id, version) = (holder.user_id.clone(), holder.session_version);
-    db.read(move |conn| {
-        Ok::<_, ServiceError>(db::users::find_session(conn, &id, version)?.is_some())
-    })
-    .await
+/// Whether the token a stream was opened with still holds ([`holds`]).
+pub async fn session_holds(
+    db: &Database,
+    holder: &StreamHolder,
+    now: DateTime<Utc>,
+) -> Result<bool, ServiceError> {
+    let holder = holder.clone();
+    db.read(move |conn| holds(conn, &holder, now)).await
 }
 
 /// Opens the stream of a user's events, replaying those after `since`.

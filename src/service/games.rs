@@ -17,6 +17,7 @@ use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
 use crate::db::models::{Move, OutboxRow, Roll};
+use crate::db::users::SessionKey;
 use crate::db::{self, Database, DbConn};
 use crate::dice::Seed;
 use crate::rules::{
@@ -259,7 +260,7 @@ pub async fn play(
     );
     let decided = db
         .read(move |conn| {
-            let (game, players) = read_game(conn, &read_id)?;
+            let (game, players) = read_game(conn, &read_id, &read_caller)?;
             if game.time_control != TimeControl::None {
                 return Ok(None);
             }
@@ -310,7 +311,6 @@ enum MoveAnswer {
 
 /// A player of the game being moved in, as its one read found them.
 struct Player {
-    session_version: i32,
     play_forced_moves: bool,
     recipient: Recipient,
 }
@@ -318,7 +318,6 @@ struct Player {
 impl From<db::games::Player> for Player {
     fn from(row: db::games::Player) -> Self {
         Player {
-            session_version: row.session_version,
             play_forced_moves: row.play_forced_moves != 0,
             recipient: Recipient {
                 id: row.id,
@@ -366,15 +365,7 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
-    let (game, players) = match read_game(conn, game_id) {
-        Err(ServiceError::NotFound(detail)) => {
-            // No game, so no player row to confirm the session from: an ended session is
-            // answered as such, as everywhere, before the missing game.
-            confirm_session(conn, caller, None)?;
-            return Err(ServiceError::NotFound(detail));
-        }
-        read => read?,
-    };
+    let (game, players) = read_game(conn, game_id, caller)?;
     match decide(conn, game, players, notifier, caller, request, now)? {
         Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, *plan)?))),
         Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
@@ -423,13 +414,17 @@ struct MovePlan {
 /// since they were read; when either did, the move is decided again inside the write (which
 /// tells a lost race from an ended session).
 fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> {
-    let stored = db::games::save_move_if_unchanged(
-        conn,
-        &plan.game.to_row(),
-        plan.read_ply,
-        &plan.caller.id,
-        plan.caller.session_version,
-    )?;
+    let session = plan
+        .caller
+        .credential
+        .login_session()
+        .map(|session| SessionKey {
+            user_id: &plan.caller.id,
+            version: session.version,
+            id: &session.id,
+        });
+    let stored =
+        db::games::save_move_if_unchanged(conn, &plan.game.to_row(), plan.read_ply, session)?;
     if !stored {
         return Err(race());
     }
@@ -444,25 +439,58 @@ fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> 
     })
 }
 
-/// A game and both its players, White first, in one query: all a move is decided from.
-fn read_game(conn: &mut DbConn, game_id: &str) -> Result<(GameState, [Player; 2]), ServiceError> {
-    let (row, players) =
-        db::games::find_with_players(conn, game_id)?.ok_or_else(|| not_found(game_id))?;
+/// A game and both its players, White first, in one query: all a move is decided from. The
+/// caller's token was only checked for its signature and expiry; its login session is confirmed
+/// here, from the rows this query reads anyway, before anything else is answered.
+fn read_game(
+    conn: &mut DbConn,
+    game_id: &str,
+    caller: &Caller,
+) -> Result<(GameState, [Player; 2]), ServiceError> {
+    let session_id = caller
+        .credential
+        .login_session()
+        .map(|session| session.id.as_str());
+    let Some((row, players, revoked)) = db::games::find_with_players(conn, game_id, session_id)?
+    else {
+        // No game, so no player row to confirm the session from: an ended session is answered
+        // as such, as everywhere, before the missing game.
+        confirm_session(conn, caller, None)?;
+        return Err(not_found(game_id));
+    };
+    let known = [&row.white_id, &row.black_id]
+        .iter()
+        .position(|id| **id == caller.id)
+        .map(|side| (players[side].session_version, revoked));
+    confirm_session(conn, caller, known)?;
     Ok((GameState::from_row(row)?, players.map(Player::from)))
 }
 
-/// Refuses a caller whose session has ended (the account is gone, or its password changed since
-/// the token), reading the account's session version unless it is already `known`.
+/// Refuses a caller whose login session has ended (the account is gone, its password changed
+/// since the token, or the session was logged out), from what the game query found of it
+/// (`known`: the account's session version and whether the session was revoked), or else with a
+/// query of its own. A personal token's caller was confirmed by the guard.
 fn confirm_session(
     conn: &mut DbConn,
     caller: &Caller,
-    known: Option<i32>,
+    known: Option<(i32, bool)>,
 ) -> Result<(), ServiceError> {
-    let session_version = match known {
-        Some(version) => Some(version),
-        None => db::games::session_version(conn, &caller.id)?,
+    let Some(session) = caller.credential.login_session() else {
+        return Ok(());
     };
-    if session_version != Some(caller.session_version) {
+    let holds = match known {
+        Some((version, revoked)) => version == session.version && !revoked,
+        None => db::users::find_session(
+            conn,
+            SessionKey {
+                user_id: &caller.id,
+                version: session.version,
+                id: &session.id,
+            },
+        )?
+        .is_some(),
+    };
+    if !holds {
         return Err(ServiceError::Unauthenticated(Unauthenticated::InvalidToken));
     }
     Ok(())
@@ -478,15 +506,7 @@ fn decide(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<Decided, ServiceError> {
-    let side = game.side_of(&caller.id);
-    // The caller's token was only checked for its signature and expiry; the session is confirmed
-    // here, from the row the game query already read.
-    confirm_session(
-        conn,
-        caller,
-        side.map(|side| players[side.index()].session_version),
-    )?;
-    let Some(side) = side else {
+    let Some(side) = game.side_of(&caller.id) else {
         return Err(ServiceError::Forbidden(
             "you are not a player in this game; only its two players can move".into(),
         ));

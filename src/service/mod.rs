@@ -17,6 +17,7 @@ pub mod outbox;
 pub mod passwords;
 pub mod records;
 pub mod scheduler;
+pub mod tokens;
 pub mod vacations;
 pub mod views;
 pub mod webhooks;

@@ -328,7 +328,7 @@ pub async fn create(
         updated_at: now,
     };
     db.write(move |conn| {
-        stored::lock_owner(conn, &user.id)?;
+        db::users::lock(conn, &user.id)?;
         if stored::count_of_user(conn, &user.id)? >= MAX_PER_USER {
             return Err(ServiceError::conflict(
                 Conflict::TooManyWebhooks {

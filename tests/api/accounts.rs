@@ -115,8 +115,10 @@ fn forge(
     exp: i64,
     aud: &str,
 ) -> String {
-    let claims =
-        json!({"sub": sub, "iss": "kuryr", "aud": aud, "iat": exp - 3600, "exp": exp, "sv": 0});
+    let claims = json!({
+        "sub": sub, "iss": "kuryr", "aud": aud, "iat": exp - 3600, "exp": exp, "sv": 0,
+        "sid": "0123456789abcdef0123456789abcdef",
+    });
     jsonwebtoken::encode(
         &Header::new(algorithm),
         &claims,

@@ -341,6 +341,19 @@ impl TestApp {
         }
     }
 
+    /// A personal access token of `user`'s, holding `scopes`, made with their login token.
+    pub async fn personal_token(&self, user: &TestUser, scopes: &[&str]) -> String {
+        let made = self
+            .post(
+                "/api/v1/tokens",
+                Some(&user.token),
+                json!({"name": "a test token", "scopes": scopes}),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+        made.body["token"].as_str().unwrap().to_owned()
+    }
+
     /// The same user with a fresh token, for tests that move the clock past a token's life.
     pub async fn log_in_again(&self, user: &TestUser) -> TestUser {
         let login = self.login(&user.username, PASSWORD).await;

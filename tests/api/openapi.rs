@@ -188,6 +188,47 @@ fn every_operation_documents_its_errors_as_problems() {
     }
 }
 
+/// `endpoints()` and the spec say the same of what a token needs: the operation's `bearer`
+/// requirement lists the scope (or `login`, which only a login token holds), and its 403
+/// documents the refusal.
+#[test]
+fn every_operation_declares_what_a_token_needs() {
+    use kuryr::scopes::Needs;
+    for endpoint in kuryr::api::endpoints() {
+        let what = format!("{} {}", endpoint.method, endpoint.path);
+        let operation = &SPEC["paths"][endpoint.path][endpoint.method.as_str().to_lowercase()];
+        let bearer: Vec<&Value> = operation["security"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what} lists no security"))
+            .iter()
+            .filter_map(|requirement| requirement.get("bearer"))
+            .collect();
+        assert_eq!(bearer.len(), 1, "{what}: one bearer requirement");
+        let (roles, refusal) = match endpoint.needs {
+            Needs::Nothing => (json!([]), None),
+            Needs::Scope(scope) => (json!([scope.as_str()]), Some("missing-scope")),
+            Needs::Login => (json!(["login"]), Some("login-token-required")),
+        };
+        assert_eq!(bearer[0], &roles, "{what}");
+        if let Some(slug) = refusal {
+            let refused = resolve(&operation["responses"]["403"]);
+            let description = refused["description"].as_str().unwrap_or_default();
+            assert!(
+                description.contains(&format!("`{slug}`")),
+                "{what}: its 403 does not document `{slug}`"
+            );
+        }
+    }
+    let scopes: Vec<&str> = kuryr::scopes::Scope::ALL
+        .iter()
+        .map(|scope| scope.as_str())
+        .collect();
+    assert_eq!(
+        SPEC["components"]["schemas"]["Scope"]["enum"],
+        json!(scopes)
+    );
+}
+
 #[test]
 fn the_committed_description_is_the_generated_one() {
     let generated = kuryr::api::openapi::YAML.as_str();

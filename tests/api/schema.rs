@@ -2,9 +2,12 @@
 
 use actix_web::http::StatusCode;
 use diesel::prelude::*;
+use kuryr::db::events::Ticket;
 use kuryr::db::models::{Challenge, Game, Move, Roll, User};
 use kuryr::db::schema::{challenges, games, moves, rolls, users};
+use kuryr::db::schema::{event_tickets, personal_tokens, revoked_sessions};
 use kuryr::db::schema::{webhook_attempts, webhook_deliveries, webhooks};
+use kuryr::db::tokens::PersonalToken;
 use kuryr::db::webhooks::{Attempt, Delivery, Webhook};
 
 use crate::helpers::spawn_app;
@@ -28,6 +31,19 @@ async fn every_table_has_the_columns_the_code_reads() {
             webhook_attempts::table
                 .select(Attempt::as_select())
                 .load(conn)?;
+            personal_tokens::table
+                .select(PersonalToken::as_select())
+                .load(conn)?;
+            event_tickets::table
+                .select(Ticket::as_select())
+                .load(conn)?;
+            revoked_sessions::table
+                .select((
+                    revoked_sessions::id,
+                    revoked_sessions::user_id,
+                    revoked_sessions::expires_at,
+                ))
+                .load::<(String, String, chrono::NaiveDateTime)>(conn)?;
             Ok::<_, kuryr::db::StorageError>(())
         })
         .await

@@ -338,3 +338,11 @@ impl PartialSchema for GameOptions {
     }
 }
 impl ToSchema for GameOptions {}
+
+string_enum!(
+    crate::scopes::Scope,
+    "What a personal access token may do (`docs/tokens.md`): `account:read` (the account, its settings, vacation, challenges and personal tokens), `account:write` (the profile but not the email address, settings, vacation, the confirmation mail), `challenge:write` (make, accept, decline, cancel challenges), `game:play` (moves, resignations, draws), `events:read` (the event stream and its tickets), `webhooks:read`, `webhooks:write`, `tokens:write` (make and revoke personal tokens).",
+    crate::scopes::Scope::ALL
+        .map(crate::scopes::Scope::as_str)
+        .to_vec()
+);
