@@ -210,6 +210,58 @@ fn a_game_ending_move_is_written_from_the_same_side_as_any_other_move() {
     assert!(next_game(&end, Side::White, [4, 2]).unwrap().crawford);
 }
 
+#[test]
+fn the_summary_tells_what_a_client_draws() {
+    let p = Backgammon::start_with_opening(&MONEY, 1, 3);
+    let summary = super::summary(&p);
+    assert_eq!(summary.dice, Some([3, 1]));
+    assert_eq!(summary.pips, [167, 167]);
+    assert_eq!(
+        summary.cube,
+        Some(super::Cube {
+            value: 1,
+            owner: None
+        })
+    );
+    assert_eq!(summary.decision, Some((Side::Black, super::Decision::Move)));
+    let p = play(&p, "8/5 6/5");
+    let summary = super::summary(&p);
+    assert_eq!(summary.pips, [167, 163]);
+    assert_eq!(summary.dice, None);
+    assert_eq!(
+        summary.decision,
+        Some((Side::White, super::Decision::DoubleOrRoll))
+    );
+    let doubled = play(&p, "double");
+    assert_eq!(
+        super::summary(&doubled).decision,
+        Some((Side::Black, super::Decision::TakeOrPass))
+    );
+    let taken = super::summary(&play(&doubled, "take"));
+    assert_eq!(
+        taken.cube,
+        Some(super::Cube {
+            value: 2,
+            owner: Some(Side::Black)
+        })
+    );
+    let resigned = play(&p, "resign gammon");
+    let summary = super::summary(&resigned);
+    assert_eq!(
+        summary.decision,
+        Some((Side::Black, super::Decision::AcceptOrReject))
+    );
+    assert_eq!(summary.resignation, Some(2));
+    let accepted = super::summary(&play(&resigned, "accept"));
+    assert_eq!(accepted.decision, None);
+    assert_eq!(accepted.score, [0, 2]);
+    let no_cube = Backgammon::start(&BackgammonOptions {
+        cube: false,
+        match_length: 0,
+    });
+    assert_eq!(super::summary(&no_cube).cube, None);
+}
+
 /// Each XGID here was given to GNU Backgammon 1.07.001 (`set player 0 human`, `set player 1
 /// human`, `set jacoby off`, `new game`, `set xgid …`, `show gnubgid`), and the ID it printed is
 /// the expectation.
