@@ -110,8 +110,10 @@ pub fn endpoints() -> Vec<Endpoint> {
     ]
 }
 
-/// Registers every endpoint behind the token check, one resource per path, each answering other
-/// methods with a 405 problem that lists the allowed ones.
+/// Registers every endpoint behind the token check, one resource per path, each answering
+/// `OPTIONS` with 204 and the methods it allows (outside the token check: a CORS preflight
+/// never carries the token, see `http::cors`) and other methods with a 405 problem that lists
+/// them.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let endpoints = endpoints();
     let mut paths: Vec<&'static str> = Vec::new();
@@ -131,6 +133,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         for endpoint in here {
             resource = resource.route(guard((endpoint.route)(), endpoint.session));
         }
+        let methods = allow.clone();
+        resource = resource.route(web::method(Method::OPTIONS).to(move || {
+            let methods = methods.clone();
+            async move {
+                HttpResponse::NoContent()
+                    .insert_header((header::ALLOW, methods))
+                    .finish()
+            }
+        }));
         let others = web::to(move |req: HttpRequest| {
             let allow = allow.clone();
             async move {

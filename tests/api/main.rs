@@ -6,6 +6,7 @@ mod backgammon;
 mod challenges;
 mod clocks;
 mod concurrency;
+mod cors;
 mod cubulus;
 mod errors;
 mod events;
