@@ -4,7 +4,7 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 
 use super::Text;
-use super::views::{AccountView, PublicUserView, TokenView, VacationView};
+use super::views::{AccountView, MeView, PublicUserView, TokenView, VacationView};
 use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
 use crate::http::ClientAddress;
@@ -96,8 +96,11 @@ pub async fn login(
 }
 
 pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpResponse, ApiError> {
-    let account = accounts::get(&state.db, user.id).await?;
-    Ok(HttpResponse::Ok().json(AccountView::from(account)))
+    let (account, games_awaiting_move) = accounts::me(&state.db, user.id).await?;
+    Ok(HttpResponse::Ok().json(MeView {
+        account: AccountView::from(account),
+        games_awaiting_move,
+    }))
 }
 
 #[derive(Deserialize)]
@@ -260,9 +263,15 @@ pub async fn update_notification_settings(
     user: AuthUser,
     body: web::Json<serde_json::Map<String, serde_json::Value>>,
 ) -> Result<HttpResponse, ApiError> {
+    let serde_json::Value::Object(changes) =
+        super::numbers::integers_in(serde_json::Value::Object(body.into_inner()), "settings")?
+    else {
+        return Err(ApiError::Internal(anyhow::anyhow!(
+            "the settings object was read back as something else"
+        )));
+    };
     let settings =
-        notifications::update_settings(&state.db, user.id, body.into_inner(), state.clock.now())
-            .await?;
+        notifications::update_settings(&state.db, user.id, changes, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(settings))
 }
 

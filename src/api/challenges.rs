@@ -1,11 +1,12 @@
 //! Challenges: making, listing and answering them.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::Text;
-use super::page_request;
+use super::numbers::{self, Integer, QueryInteger};
+use super::paging::{self, page_request};
 use super::views::{ChallengeView, GameView, PageView};
 use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
@@ -20,8 +21,9 @@ pub struct CreateBody {
     opponent: Option<Text>,
     color: Option<Text>,
     options: Option<Value>,
-    days_per_move: Option<i32>,
-    time_control: Option<TimeControl>,
+    days_per_move: Option<Integer>,
+    /// Read as JSON first, so that its whole numbers may be written `3.0`.
+    time_control: Option<Value>,
     weekend_pause: Option<bool>,
 }
 
@@ -42,13 +44,31 @@ pub async fn create(
             ));
         }
     };
+    let time_control = match body.time_control {
+        Some(value) => Some(
+            serde_json::from_value::<TimeControl>(numbers::integers_in(value, "time_control")?)
+                .map_err(|e| {
+                    ApiError::BadRequest(format!(
+                        "the JSON body does not fit this endpoint: time_control: {e}"
+                    ))
+                })?,
+        ),
+        None => None,
+    };
+    let options = match body.options {
+        Some(options) => numbers::integers_in(options, "options")?,
+        None => Value::Null,
+    };
     let new = NewChallenge {
         game: body.game.into(),
         opponent: body.opponent.map(String::from),
         color,
-        options: body.options.unwrap_or(Value::Null),
-        days_per_move: body.days_per_move,
-        time_control: body.time_control,
+        options,
+        days_per_move: body
+            .days_per_move
+            .map(|days| days.get::<i32>("days_per_move"))
+            .transpose()?,
+        time_control,
         weekend_pause: body.weekend_pause.unwrap_or(false),
     };
     let challenge =
@@ -65,11 +85,12 @@ pub async fn create(
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     direction: Option<Text>,
-    page: Option<i64>,
-    per_page: Option<i64>,
+    page: Option<QueryInteger>,
+    per_page: Option<QueryInteger>,
 }
 
 pub async fn list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     user: AuthUser,
     query: web::Query<ListQuery>,
@@ -86,15 +107,13 @@ pub async fn list(
             ));
         }
     };
-    let page = challenges::list(
-        &state.db,
-        user,
-        direction,
-        page_request(query.page, query.per_page)?,
-    )
-    .await?;
+    let request = page_request(query.page, query.per_page)?;
+    let page = challenges::list(&state.db, user, direction, request).await?;
+    let total = page.total;
     let view = PageView::of(page, ChallengeView::new)?;
-    Ok(HttpResponse::Ok().json(view))
+    let mut ok = HttpResponse::Ok();
+    paging::link(&mut ok, &req, request, total);
+    Ok(ok.json(view))
 }
 
 pub async fn get(
@@ -116,13 +135,13 @@ pub async fn accept(
         &state.db,
         &state.notifier,
         path.into_inner().0,
-        user,
+        user.clone(),
         state.clock.now(),
     )
     .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
-        .json(GameView::new(game, true)?))
+        .json(GameView::new(game, true)?.seen_by(Some(&user.id))))
 }
 
 pub async fn decline(

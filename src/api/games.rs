@@ -1,10 +1,12 @@
 //! Games: reading them, moving, resigning and draws.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use super::Text;
-use super::page_request;
+use super::http_cache;
+use super::numbers::{Integer, QueryInteger};
+use super::paging::{self, page_request};
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
 use crate::api::auth::confirm_session;
 use crate::api::problem::ApiError;
@@ -16,12 +18,14 @@ use crate::startup::AppState;
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     status: Option<Text>,
-    page: Option<i64>,
-    per_page: Option<i64>,
+    turn: Option<Text>,
+    page: Option<QueryInteger>,
+    per_page: Option<QueryInteger>,
 }
 
-/// The caller's games, those awaiting their move first.
+/// The caller's games, those awaiting their move first; `?turn=mine`, only those.
 pub async fn list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     user: AuthUser,
     query: web::Query<ListQuery>,
@@ -38,38 +42,56 @@ pub async fn list(
             ));
         }
     };
-    let page = games::list_mine(
-        &state.db,
-        user.id,
-        filter,
-        page_request(query.page, query.per_page)?,
-    )
-    .await?;
-    let view = PageView::of(page, |details| GameView::new(details, false))?;
-    Ok(HttpResponse::Ok().json(view))
+    let awaiting_move = match query.turn.as_deref() {
+        None => false,
+        Some("mine") => true,
+        Some(other) => {
+            return Err(ApiError::validation(
+                "turn",
+                format!("turn is `mine` (the games waiting for your move), not `{other}`"),
+            ));
+        }
+    };
+    let request = page_request(query.page, query.per_page)?;
+    let page = games::list_mine(&state.db, user.id.clone(), filter, awaiting_move, request).await?;
+    let total = page.total;
+    let view = PageView::of(page, |details| {
+        GameView::new(details, false).map(|view| view.seen_by(Some(&user.id)))
+    })?;
+    let mut ok = HttpResponse::Ok();
+    paging::link(&mut ok, &req, request, total);
+    http_cache::json(&req, ok, &view)
 }
 
-fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(GameView::new(details, true)?))
+/// A game as an action left it, for the player who acted.
+fn game_response(details: GameDetails, user: &AuthUser) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(GameView::new(details, true)?.seen_by(Some(&user.id))))
 }
 
-/// Anyone may watch a game.
+/// Anyone may watch a game; a player who sent their token learns whether it is their move.
 pub async fn get(
+    req: HttpRequest,
     state: web::Data<AppState>,
+    user: Option<AuthUser>,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(games::get(&state.db, path.into_inner().0).await?)
+    let details = games::get(&state.db, path.into_inner().0).await?;
+    let viewer = user.as_ref().map(|user| user.id.as_str());
+    let view = GameView::new(details, true)?.seen_by(viewer);
+    http_cache::json(&req, HttpResponse::Ok(), &view)
 }
 
 pub async fn history(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
     let (details, moves) = games::history(&state.db, path.into_inner().0).await?;
-    Ok(HttpResponse::Ok().json(HistoryView {
+    let view = HistoryView {
         game_id: details.game.id,
         moves: moves.into_iter().map(MoveView::from).collect(),
-    }))
+    };
+    http_cache::json(&req, HttpResponse::Ok(), &view)
 }
 
 #[derive(Deserialize)]
@@ -77,7 +99,7 @@ pub async fn history(
 pub struct MoveBody {
     #[serde(rename = "move")]
     text: Text,
-    ply: Option<i32>,
+    ply: Option<Integer>,
 }
 
 /// The longest move text worth reading; anything longer is not a move in any game here.
@@ -105,7 +127,11 @@ pub async fn play(
     path: Result<web::Path<Text>, actix_web::Error>,
     body: Result<web::Json<MoveBody>, actix_web::Error>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let (game_id, body) = match read_move(path, body) {
+    let read = read_move(path, body).and_then(|(game_id, body)| {
+        let ply = body.ply.map(|ply| ply.get::<i32>("ply")).transpose()?;
+        Ok((game_id, body.text, ply))
+    });
+    let (game_id, text, ply) = match read {
         Ok(read) => read,
         Err(error) => {
             // The session is confirmed by the service's query, which this request never reaches.
@@ -119,8 +145,8 @@ pub async fn play(
         game_id,
         caller,
         MoveRequest {
-            text: body.text.into(),
-            ply: body.ply,
+            text: text.into(),
+            ply,
         },
         state.clock.now(),
     )
@@ -132,10 +158,7 @@ pub async fn play(
     if played.replayed {
         response.insert_header(("Idempotent-Replayed", "true"));
     }
-    Ok(response.json(MovePlayedView {
-        mv: MoveView::from(played.mv),
-        game: played.game,
-    }))
+    Ok(response.json(MovePlayedView::new(played).map_err(ApiError::from)?))
 }
 
 pub async fn resign(
@@ -143,16 +166,15 @@ pub async fn resign(
     user: AuthUser,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(
-        games::resign(
-            &state.db,
-            &state.notifier,
-            path.into_inner().0,
-            user,
-            state.clock.now(),
-        )
-        .await?,
+    let details = games::resign(
+        &state.db,
+        &state.notifier,
+        path.into_inner().0,
+        user.clone(),
+        state.clock.now(),
     )
+    .await?;
+    game_response(details, &user)
 }
 
 async fn draw(
@@ -161,17 +183,16 @@ async fn draw(
     id: String,
     action: DrawAction,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(
-        games::draw(
-            &state.db,
-            &state.notifier,
-            id,
-            user,
-            action,
-            state.clock.now(),
-        )
-        .await?,
+    let details = games::draw(
+        &state.db,
+        &state.notifier,
+        id,
+        user.clone(),
+        action,
+        state.clock.now(),
     )
+    .await?;
+    game_response(details, &user)
 }
 
 pub async fn offer_draw(

@@ -8,7 +8,10 @@ pub mod challenges;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod http_cache;
+pub mod numbers;
 pub mod pages;
+pub mod paging;
 pub mod problem;
 pub mod rules;
 pub mod views;
@@ -19,7 +22,6 @@ use actix_web::{HttpRequest, HttpResponse, Route, web};
 
 use crate::api::auth::{Session, guard};
 use crate::api::problem::ApiError;
-use crate::service::PageRequest;
 
 /// The largest request body any endpoint accepts.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -264,20 +266,4 @@ impl std::ops::Deref for Text {
     fn deref(&self) -> &str {
         &self.0
     }
-}
-
-/// Reads `?page=&per_page=` of a listing: pages count from 1, 20 items by default.
-pub fn page_request(page: Option<i64>, per_page: Option<i64>) -> Result<PageRequest, ApiError> {
-    let page = page.unwrap_or(1);
-    let per_page = per_page.unwrap_or(20);
-    if !(1..=1_000_000).contains(&page) {
-        return Err(ApiError::validation("page", "page counts from 1"));
-    }
-    if !(1..=PageRequest::MAX_PER_PAGE).contains(&per_page) {
-        return Err(ApiError::validation(
-            "per_page",
-            format!("per_page is from 1 to {}", PageRequest::MAX_PER_PAGE),
-        ));
-    }
-    Ok(PageRequest { page, per_page })
 }

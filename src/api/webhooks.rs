@@ -1,9 +1,11 @@
 //! Webhooks: the caller's endpoints, their secrets and their deliveries (`docs/webhooks.md`).
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{Text, page_request};
+use super::Text;
+use super::numbers::QueryInteger;
+use super::paging::{self, page_request};
 use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
 use crate::service::webhooks::{self, NewWebhook, WebhookChanges, WebhookView};
@@ -112,29 +114,33 @@ pub async fn rotate(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveriesQuery {
-    page: Option<i64>,
-    per_page: Option<i64>,
+    page: Option<QueryInteger>,
+    per_page: Option<QueryInteger>,
 }
 
 pub async fn deliveries(
+    req: HttpRequest,
     state: web::Data<AppState>,
     user: AuthUser,
     path: web::Path<Text>,
     query: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let page = page_request(query.page, query.per_page)?;
-    let page = webhooks::deliveries(&state.db, path.into_inner().0, user, page).await?;
-    Ok(HttpResponse::Ok().json(page))
+    let request = page_request(query.page, query.per_page)?;
+    let page = webhooks::deliveries(&state.db, path.into_inner().0, user, request).await?;
+    let mut ok = HttpResponse::Ok();
+    paging::link(&mut ok, &req, request, page.total);
+    Ok(ok.json(page))
 }
 
 /// Answers 202: the delivery is due now, and the worker sends it within seconds.
 pub async fn retry(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<(Text, i64)>,
+    path: web::Path<(Text, QueryInteger)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, event_id) = path.into_inner();
+    let event_id = event_id.0.get::<i64>("event")?;
     let delivery = webhooks::retry(&state.db, id.0, event_id, user, state.clock.now()).await?;
     Ok(HttpResponse::Accepted().json(delivery))
 }

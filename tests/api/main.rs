@@ -20,6 +20,7 @@ mod notifications;
 mod openapi;
 mod outbox;
 mod pages;
+mod protocol;
 mod receiver;
 mod robustness;
 mod rules;
