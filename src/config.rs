@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::db::DatabaseUrl;
-use crate::http::TrustedProxies;
+use crate::http::{AllowedOrigins, TrustedProxies};
 use crate::limits::{LimitSettings, RateSetting};
 use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
 use crate::service::events::EventSettings;
@@ -148,6 +148,12 @@ pub struct ServeArgs {
     /// …), for development and tests. Link-local, multicast and reserved addresses stay refused.
     #[arg(long, env = "KURYR_WEBHOOK_ALLOW_PRIVATE")]
     pub webhook_allow_private: bool,
+
+    /// Web origins whose pages may call the API from a browser (CORS), as a comma-separated list
+    /// of exact origins (`https://app.example.org,http://localhost:5173`) or `*` for every
+    /// origin. Default: none.
+    #[arg(long, env = "KURYR_CORS_ORIGINS", default_value = "")]
+    pub cors_origins: AllowedOrigins,
 
     #[command(flatten)]
     pub defences: DefenceArgs,
@@ -313,6 +319,7 @@ pub struct Settings {
     pub events: EventSettings,
     pub webhooks: WebhookSettings,
     pub defences: Defences,
+    pub cors: AllowedOrigins,
 }
 
 impl Settings {
@@ -364,6 +371,7 @@ impl Settings {
                 allow_private: serve.webhook_allow_private,
             },
             defences: serve.defences.settings()?,
+            cors: serve.cors_origins.clone(),
         })
     }
 
@@ -475,6 +483,26 @@ mod tests {
             ..*serve
         };
         Settings::from_args(&cli.storage, &serve)
+    }
+
+    #[test]
+    fn cors_is_off_unless_origins_are_given() {
+        assert_eq!(serve_settings(&[]).unwrap().cors, AllowedOrigins::None);
+        let listed = serve_settings(&["--cors-origins", "https://app.example.org/"]).unwrap();
+        assert_eq!(
+            listed.cors,
+            AllowedOrigins::List(vec!["https://app.example.org".into()])
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let refused = Cli::try_parse_from([
+            "kuryr",
+            "--data-dir",
+            dir.path().to_str().unwrap(),
+            "serve",
+            "--cors-origins",
+            "https://app.example.org/path",
+        ]);
+        assert!(refused.is_err());
     }
 
     #[test]

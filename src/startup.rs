@@ -5,6 +5,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
 use tokio_util::task::TaskTracker;
 use tracing_actix_web::TracingLogger;
@@ -14,7 +15,7 @@ use crate::auth::TokenKeys;
 use crate::background::{self, Background};
 use crate::config::Settings;
 use crate::db::{self, Database};
-use crate::http::{ConnectionCap, RequestDeadline, TrustedProxies};
+use crate::http::{AllowedOrigins, ConnectionCap, RequestDeadline, TrustedProxies};
 use crate::limits::{LimitSettings, Limits};
 use crate::links::LinkSigner;
 use crate::service::events::EventSettings;
@@ -43,6 +44,8 @@ pub struct AppState {
     pub feed: Feed,
     pub events: EventSettings,
     pub webhooks: WebhookSettings,
+    /// The web origins whose scripts may read the answers.
+    pub cors: AllowedOrigins,
 }
 
 /// Vacation days per year when nothing else is configured.
@@ -70,6 +73,7 @@ impl AppState {
             feed: Feed::new(db.committed()),
             events: EventSettings::default(),
             webhooks: WebhookSettings::default(),
+            cors: AllowedOrigins::None,
             db,
         }
     }
@@ -81,6 +85,11 @@ impl AppState {
 
     pub fn with_webhooks(mut self, webhooks: WebhookSettings) -> Self {
         self.webhooks = webhooks;
+        self
+    }
+
+    pub fn with_cors(mut self, origins: AllowedOrigins) -> Self {
+        self.cors = origins;
         self
     }
 
@@ -103,6 +112,7 @@ impl AppState {
 /// Everything the app serves, shared by the real server and the in-process tests.
 pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceConfig) {
     move |cfg| {
+        let origins = state.cors.clone();
         cfg.app_data(state.trusted_proxies.clone())
             .app_data(state)
             .app_data(api::json_config())
@@ -114,6 +124,10 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
             .service(
                 web::scope("")
                     .wrap(api::common_headers())
+                    // Outermost, so that every answer inside, errors included, gets its headers.
+                    .wrap(from_fn(move |req, next| {
+                        crate::http::cors::cors(origins.clone(), req, next)
+                    }))
                     .configure(api::configure)
                     .default_service(api::auth::guard(
                         web::to(api::not_found),
@@ -156,6 +170,7 @@ impl Application {
                 .with_vacation_days(settings.vacation_days)
                 .with_events(settings.events)
                 .with_webhooks(settings.webhooks)
+                .with_cors(settings.cors.clone())
                 .with_limits(&defences.limits)
                 .with_trusted_proxies(defences.trusted_proxies.clone()),
         );

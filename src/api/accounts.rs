@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use crate::api::openapi::named::*;
 
 use super::Text;
-use super::views::{AccountView, PublicUserView, TokenView, VacationView};
+use super::views::{AccountView, MeView, PublicUserView, TokenView, VacationView};
 use crate::api::auth::require_login_token;
 use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller, Credential};
@@ -170,10 +170,13 @@ pub async fn logout_everywhere(
 /// The caller's account.
 #[utoipa::path(get, path = "/api/v1/me", tag = "accounts", operation_id = "getMe",
     security(("bearer" = [])),
-    responses((status = 200, description = "The account.", body = AccountView)))]
+    responses((status = 200, description = "The account, and how many games wait for the caller's move.", body = MeView)))]
 pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpResponse, ApiError> {
-    let account = accounts::get(&state.db, user.id).await?;
-    Ok(HttpResponse::Ok().json(AccountView::from(account)))
+    let (account, games_awaiting_move) = accounts::me(&state.db, user.id).await?;
+    Ok(HttpResponse::Ok().json(MeView {
+        account: AccountView::from(account),
+        games_awaiting_move,
+    }))
 }
 
 /// Changes to the caller's account; only the fields sent change.
@@ -427,8 +430,10 @@ pub async fn update_notification_settings(
     body: web::Json<serde_json::Value>,
 ) -> Result<HttpResponse, ApiError> {
     // Read here rather than by the extractor: a setting that does not fit is refused as the
-    // settings' own validation refuses one (422, naming the field), not as an unreadable body.
-    let changes: notifications::SettingsChange = serde_json::from_value(body.into_inner())
+    // settings' own validation refuses one (422, naming the field), not as an unreadable body;
+    // whole numbers may be written `3.0`.
+    let body = super::numbers::integers_in(body.into_inner(), "settings")?;
+    let changes: notifications::SettingsChange = serde_json::from_value(body)
         .map_err(|e| ApiError::validation("settings", e.to_string()))?;
     let settings =
         notifications::update_settings(&state.db, user.id, changes, state.clock.now()).await?;

@@ -1,12 +1,13 @@
 //! Challenges: making, listing and answering them.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::Text;
-use super::page_request;
+use super::numbers::{self, Integer, QueryInteger};
+use super::paging::{self, page_request};
 use super::views::{ChallengeView, GameView, PageView};
 use crate::api::games::ChallengeId;
 use crate::api::openapi::named::*;
@@ -36,9 +37,11 @@ pub struct CreateBody {
     #[schema(value_type = Option<Object>)]
     options: Option<Value>,
     /// Shorthand for `time_control: {"kind": "per_move", "days": N}`.
-    #[schema(minimum = 1, maximum = 30)]
-    days_per_move: Option<i32>,
-    time_control: Option<TimeControl>,
+    #[schema(value_type = Option<i32>, minimum = 1, maximum = 30)]
+    days_per_move: Option<Integer>,
+    // Read as JSON first, so that its whole numbers may be written `3.0`.
+    #[schema(value_type = Option<TimeControl>)]
+    time_control: Option<Value>,
     /// No time counts on Saturdays and Sundays in the time zone of the player to move. Needs a
     /// clock.
     #[schema(default = false)]
@@ -73,13 +76,31 @@ pub async fn create(
             ));
         }
     };
+    let time_control = match body.time_control {
+        Some(value) => Some(
+            serde_json::from_value::<TimeControl>(numbers::integers_in(value, "time_control")?)
+                .map_err(|e| {
+                    ApiError::BadRequest(format!(
+                        "the JSON body does not fit this endpoint: time_control: {e}"
+                    ))
+                })?,
+        ),
+        None => None,
+    };
+    let options = match body.options {
+        Some(options) => numbers::integers_in(options, "options")?,
+        None => Value::Null,
+    };
     let new = NewChallenge {
         game: body.game.into(),
         opponent: body.opponent.map(String::from),
         color,
-        options: body.options.unwrap_or(Value::Null),
-        days_per_move: body.days_per_move,
-        time_control: body.time_control,
+        options,
+        days_per_move: body
+            .days_per_move
+            .map(|days| days.get::<i32>("days_per_move"))
+            .transpose()?,
+        time_control,
         weekend_pause: body.weekend_pause.unwrap_or(false),
     };
     let challenge =
@@ -100,10 +121,10 @@ pub struct ListQuery {
     /// ones by others (`open`).
     #[param(value_type = Option<ChallengeDirection>)]
     direction: Option<Text>,
-    #[param(minimum = 1, maximum = 1000000, default = 1)]
-    page: Option<i64>,
-    #[param(minimum = 1, maximum = 100, default = 20)]
-    per_page: Option<i64>,
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 1000000, default = 1)]
+    page: Option<QueryInteger>,
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100, default = 20)]
+    per_page: Option<QueryInteger>,
 }
 
 /// Pending challenges to the caller, by the caller, or open ones by others, newest first.
@@ -116,6 +137,7 @@ pub struct ListQuery {
     ))]
 
 pub async fn list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     user: AuthUser,
     query: web::Query<ListQuery>,
@@ -132,15 +154,13 @@ pub async fn list(
             ));
         }
     };
-    let page = challenges::list(
-        &state.db,
-        user,
-        direction,
-        page_request(query.page, query.per_page)?,
-    )
-    .await?;
+    let request = page_request(query.page, query.per_page)?;
+    let page = challenges::list(&state.db, user, direction, request).await?;
+    let total = page.total;
     let view = PageView::of(page, ChallengeView::new)?;
-    Ok(HttpResponse::Ok().json(view))
+    let mut ok = HttpResponse::Ok();
+    paging::link(&mut ok, &req, request, total);
+    Ok(ok.json(view))
 }
 
 /// A challenge; visible to its two players, and to anyone while it is open.
@@ -180,13 +200,13 @@ pub async fn accept(
         &state.db,
         &state.notifier,
         path.into_inner().0,
-        user,
+        user.clone(),
         state.clock.now(),
     )
     .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/api/v1/games/{}", game.game.id)))
-        .json(GameView::new(game, true)?))
+        .json(GameView::new(game, true)?.seen_by(Some(&user.id))))
 }
 
 /// Declines a challenge addressed to the caller.

@@ -1,11 +1,13 @@
 //! Games: reading them, moving, resigning and draws.
 
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
 use super::Text;
-use super::page_request;
+use super::http_cache;
+use super::numbers::{Integer, QueryInteger};
+use super::paging::{self, page_request};
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
 use crate::api::auth::confirm_session;
 use crate::api::openapi::named::*;
@@ -21,13 +23,26 @@ pub struct ListQuery {
     /// Which games: those going on, those over, or all.
     #[param(value_type = Option<StatusFilter>)]
     status: Option<Text>,
-    #[param(minimum = 1, maximum = 1000000, default = 1)]
-    page: Option<i64>,
-    #[param(minimum = 1, maximum = 100, default = 20)]
-    per_page: Option<i64>,
+    /// `mine`: only the games where it is the caller's move.
+    #[param(value_type = Option<TurnFilter>)]
+    turn: Option<Text>,
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 1000000, default = 1)]
+    page: Option<QueryInteger>,
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100, default = 20)]
+    per_page: Option<QueryInteger>,
 }
 
-/// The caller's games, those awaiting the caller's move first, then the most recently active.
+/// Which games by whose turn it is.
+#[derive(ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+pub(crate) enum TurnFilter {
+    /// Only the games where it is the caller's move.
+    Mine,
+}
+
+/// The caller's games, those awaiting the caller's move first, then the most recently active;
+/// with `?turn=mine`, only those awaiting the caller's move.
 #[utoipa::path(get, path = "/api/v1/games", tag = "games", operation_id = "listGames",
     security(("bearer" = [])),
     params(ListQuery),
@@ -36,6 +51,7 @@ pub struct ListQuery {
         (status = 422, response = Unprocessable),
     ))]
 pub async fn list(
+    req: HttpRequest,
     state: web::Data<AppState>,
     user: AuthUser,
     query: web::Query<ListQuery>,
@@ -52,22 +68,34 @@ pub async fn list(
             ));
         }
     };
-    let page = games::list_mine(
-        &state.db,
-        user.id,
-        filter,
-        page_request(query.page, query.per_page)?,
-    )
-    .await?;
-    let view = PageView::of(page, |details| GameView::new(details, false))?;
-    Ok(HttpResponse::Ok().json(view))
+    let awaiting_move = match query.turn.as_deref() {
+        None => false,
+        Some("mine") => true,
+        Some(other) => {
+            return Err(ApiError::validation(
+                "turn",
+                format!("turn is `mine` (the games waiting for your move), not `{other}`"),
+            ));
+        }
+    };
+    let request = page_request(query.page, query.per_page)?;
+    let page = games::list_mine(&state.db, user.id.clone(), filter, awaiting_move, request).await?;
+    let total = page.total;
+    let view = PageView::of(page, |details| {
+        GameView::new(details, false).map(|view| view.seen_by(Some(&user.id)))
+    })?;
+    let mut ok = HttpResponse::Ok();
+    paging::link(&mut ok, &req, request, total);
+    http_cache::json(&req, ok, &view)
 }
 
-fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(GameView::new(details, true)?))
+/// A game as an action left it, for the player who acted.
+fn game_response(details: GameDetails, user: &AuthUser) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(GameView::new(details, true)?.seen_by(Some(&user.id))))
 }
 
-/// A game, with the legal moves of the side to move while it is active. Anyone may watch.
+/// A game, with the legal moves of the side to move while it is active. Anyone may watch; a
+/// player who sends their token learns whether it is their move (`my_turn`).
 #[utoipa::path(get, path = "/api/v1/games/{id}", tag = "games", operation_id = "getGame",
     security((), ("bearer" = [])),
     params(GameId),
@@ -76,10 +104,15 @@ fn game_response(details: GameDetails) -> Result<HttpResponse, ApiError> {
         (status = 404, response = NotFound),
     ))]
 pub async fn get(
+    req: HttpRequest,
     state: web::Data<AppState>,
+    user: Option<AuthUser>,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(games::get(&state.db, path.into_inner().0).await?)
+    let details = games::get(&state.db, path.into_inner().0).await?;
+    let viewer = user.as_ref().map(|user| user.id.as_str());
+    let view = GameView::new(details, true)?.seen_by(viewer);
+    http_cache::json(&req, HttpResponse::Ok(), &view)
 }
 
 /// The game's moves, oldest first.
@@ -91,14 +124,16 @@ pub async fn get(
         (status = 404, response = NotFound),
     ))]
 pub async fn history(
+    req: HttpRequest,
     state: web::Data<AppState>,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
     let (details, moves) = games::history(&state.db, path.into_inner().0).await?;
-    Ok(HttpResponse::Ok().json(HistoryView {
+    let view = HistoryView {
         game_id: details.game.id,
         moves: moves.into_iter().map(MoveView::from).collect(),
-    }))
+    };
+    http_cache::json(&req, HttpResponse::Ok(), &view)
 }
 
 /// A move to play.
@@ -112,8 +147,8 @@ pub struct MoveBody {
     text: Text,
     /// The number of moves played when the client decided on this one: a mismatch is a 409
     /// and changes nothing.
-    #[schema(minimum = 0)]
-    ply: Option<i32>,
+    #[schema(value_type = Option<i32>, minimum = 0)]
+    ply: Option<Integer>,
 }
 
 /// The longest move text worth reading; anything longer is not a move in any game here.
@@ -164,7 +199,11 @@ pub async fn play(
     path: Result<web::Path<Text>, actix_web::Error>,
     body: Result<web::Json<MoveBody>, actix_web::Error>,
 ) -> Result<HttpResponse, actix_web::Error> {
-    let (game_id, body) = match read_move(path, body) {
+    let read = read_move(path, body).and_then(|(game_id, body)| {
+        let ply = body.ply.map(|ply| ply.get::<i32>("ply")).transpose()?;
+        Ok((game_id, body.text, ply))
+    });
+    let (game_id, text, ply) = match read {
         Ok(read) => read,
         Err(error) => {
             // The session is confirmed by the service's query, which this request never reaches.
@@ -178,8 +217,8 @@ pub async fn play(
         game_id,
         caller,
         MoveRequest {
-            text: body.text.into(),
-            ply: body.ply,
+            text: text.into(),
+            ply,
         },
         state.clock.now(),
     )
@@ -191,10 +230,7 @@ pub async fn play(
     if played.replayed {
         response.insert_header(("Idempotent-Replayed", "true"));
     }
-    Ok(response.json(MovePlayedView {
-        mv: MoveView::from(played.mv),
-        game: played.game,
-    }))
+    Ok(response.json(MovePlayedView::new(played).map_err(ApiError::from)?))
 }
 
 /// Resigns; the opponent wins.
@@ -212,16 +248,15 @@ pub async fn resign(
     user: AuthUser,
     path: web::Path<Text>,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(
-        games::resign(
-            &state.db,
-            &state.notifier,
-            path.into_inner().0,
-            user,
-            state.clock.now(),
-        )
-        .await?,
+    let details = games::resign(
+        &state.db,
+        &state.notifier,
+        path.into_inner().0,
+        user.clone(),
+        state.clock.now(),
     )
+    .await?;
+    game_response(details, &user)
 }
 
 async fn draw(
@@ -230,17 +265,16 @@ async fn draw(
     id: String,
     action: DrawAction,
 ) -> Result<HttpResponse, ApiError> {
-    game_response(
-        games::draw(
-            &state.db,
-            &state.notifier,
-            id,
-            user,
-            action,
-            state.clock.now(),
-        )
-        .await?,
+    let details = games::draw(
+        &state.db,
+        &state.notifier,
+        id,
+        user.clone(),
+        action,
+        state.clock.now(),
     )
+    .await?;
+    game_response(details, &user)
 }
 
 /// Offers a draw (in games that can be drawn). Offering when the opponent has offered agrees

@@ -8,8 +8,11 @@ pub mod challenges;
 pub mod events;
 pub mod games;
 pub mod health;
+pub mod http_cache;
+pub mod numbers;
 pub mod openapi;
 pub mod pages;
+pub mod paging;
 pub mod problem;
 pub mod rules;
 pub mod tokens;
@@ -26,7 +29,6 @@ use crate::scopes::Scope::{
     self, AccountRead, AccountWrite, ChallengeWrite, EventsRead, GamePlay, TokensWrite,
     WebhooksRead, WebhooksWrite,
 };
-use crate::service::PageRequest;
 
 /// The largest request body any endpoint accepts.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -139,8 +141,10 @@ pub fn endpoints() -> Vec<Endpoint> {
     ]
 }
 
-/// Registers every endpoint behind the token check, one resource per path, each answering other
-/// methods with a 405 problem that lists the allowed ones.
+/// Registers every endpoint behind the token check, one resource per path, each answering
+/// `OPTIONS` with 204 and the methods it allows (outside the token check: a CORS preflight
+/// never carries the token, see `http::cors`) and other methods with a 405 problem that lists
+/// them.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     let endpoints = endpoints();
     let mut paths: Vec<&'static str> = Vec::new();
@@ -160,6 +164,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         for endpoint in here {
             resource = resource.route(guard((endpoint.route)(), endpoint.session, endpoint.needs));
         }
+        let methods = allow.clone();
+        resource = resource.route(web::method(Method::OPTIONS).to(move || {
+            let methods = methods.clone();
+            async move {
+                HttpResponse::NoContent()
+                    .insert_header((header::ALLOW, methods))
+                    .finish()
+            }
+        }));
         let others = web::to(move |req: HttpRequest| {
             let allow = allow.clone();
             async move {
@@ -282,20 +295,4 @@ impl std::ops::Deref for Text {
     fn deref(&self) -> &str {
         &self.0
     }
-}
-
-/// Reads `?page=&per_page=` of a listing: pages count from 1, 20 items by default.
-pub fn page_request(page: Option<i64>, per_page: Option<i64>) -> Result<PageRequest, ApiError> {
-    let page = page.unwrap_or(1);
-    let per_page = per_page.unwrap_or(20);
-    if !(1..=1_000_000).contains(&page) {
-        return Err(ApiError::validation("page", "page counts from 1"));
-    }
-    if !(1..=PageRequest::MAX_PER_PAGE).contains(&per_page) {
-        return Err(ApiError::validation(
-            "per_page",
-            format!("per_page is from 1 to {}", PageRequest::MAX_PER_PAGE),
-        ));
-    }
-    Ok(PageRequest { page, per_page })
 }

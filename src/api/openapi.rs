@@ -91,6 +91,7 @@ use crate::service::events::{self, EventKind};
         crate::service::views::Timestamp,
         crate::service::games::StatusFilter,
         challenges::ChallengeDirection,
+        games::TurnFilter,
         crate::service::views::schema::EventType,
         crate::service::views::schema::WebhookEventType,
         events::GameData,
@@ -179,6 +180,7 @@ fn document() -> Value {
     rename_refs(&mut doc["paths"]);
     add_examples(&mut doc["paths"]);
     add_links(&mut doc["paths"]);
+    describe_caching_and_pages(&mut doc);
     doc["webhooks"] = webhooks();
     declare_needs(&mut doc["paths"]);
     doc
@@ -1007,6 +1009,71 @@ fn declare_needs(paths: &mut Value) {
             let responses = &mut operation["responses"];
             if responses.get("403").is_none() {
                 responses["403"] = response_ref(refusal);
+            }
+        }
+    }
+}
+
+/// The answers that carry an `ETag` (`api::http_cache`), by operation.
+const CACHED: [&str; 3] = ["getGame", "listGames", "getMoves"];
+
+/// The validators of cached answers, and the `Link` header of every listing (`api::paging`):
+/// the answers whose schema is a page.
+fn describe_caching_and_pages(doc: &mut Value) {
+    doc["components"]["headers"] = json!({
+        "ETag": {
+            "description": "A strong tag of the exact body (a hash of its bytes), for `If-None-Match`.",
+            "schema": { "type": "string", "pattern": "^\"[0-9a-f]{32}\"$" },
+        },
+        "CacheControl": {
+            "description": "`private, no-cache`: the answer is the caller's; keep it, but ask again with its tag before using it.",
+            "schema": { "type": "string", "const": "private, no-cache" },
+        },
+        "Link": {
+            "description": "RFC 8288 links to other pages of the listing, with the request's other query parameters: `rel=\"first\"` and `rel=\"last\"` always, `rel=\"prev\"` and `rel=\"next\"` where they exist, e.g. `</api/v1/games?status=all&page=3&per_page=20>; rel=\"next\"`.",
+            "schema": { "type": "string" },
+        },
+    });
+    doc["components"]["parameters"]["IfNoneMatch"] = json!({
+        "name": "If-None-Match",
+        "in": "header",
+        "description": "Tags of answers the client holds (`\"…\"`, `W/\"…\"`, comma-separated) or `*`: when one matches the answer's `ETag` (weak comparison), the answer is 304 without a body.",
+        "schema": { "type": "string" },
+    });
+    doc["components"]["responses"]["NotModified"] = json!({
+        "description": "The answer is the one whose tag was sent in `If-None-Match`: use the copy you hold.",
+        "headers": {
+            "ETag": { "$ref": "#/components/headers/ETag" },
+            "Cache-Control": { "$ref": "#/components/headers/CacheControl" },
+        },
+    });
+    for item in doc["paths"].as_object_mut().expect("paths").values_mut() {
+        for operation in item.as_object_mut().expect("path item").values_mut() {
+            let id = operation["operationId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let ok = &mut operation["responses"]["200"];
+            let page = ok["content"]["application/json"]["schema"]["$ref"]
+                .as_str()
+                .is_some_and(|name| name.ends_with("Page"));
+            if page {
+                ok["headers"]["Link"] = json!({ "$ref": "#/components/headers/Link" });
+            }
+            if CACHED.contains(&id.as_str()) {
+                ok["headers"]["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
+                ok["headers"]["Cache-Control"] =
+                    json!({ "$ref": "#/components/headers/CacheControl" });
+                operation["responses"]["304"] = response_ref("NotModified");
+                let parameters = operation
+                    .as_object_mut()
+                    .expect("an operation")
+                    .entry("parameters")
+                    .or_insert_with(|| json!([]));
+                parameters
+                    .as_array_mut()
+                    .expect("a list")
+                    .push(json!({ "$ref": "#/components/parameters/IfNoneMatch" }));
             }
         }
     }

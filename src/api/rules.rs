@@ -75,8 +75,12 @@ pub fn invalid_position(error: PositionError) -> ApiError {
 
 /// The options of a stateless request: invalid ones are the caller's mistake, not the position's.
 fn options(engine: &dyn Engine, options: Option<Value>) -> Result<Value, ApiError> {
+    let options = match options {
+        Some(options) => super::numbers::integers_in(options, "options")?,
+        None => Value::Null,
+    };
     engine
-        .normalize_options(&options.unwrap_or(Value::Null))
+        .normalize_options(&options)
         .map_err(|e| ApiError::validation("options", e.to_string()))
 }
 

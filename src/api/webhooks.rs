@@ -6,10 +6,12 @@ use crate::api::openapi::named::*;
 use crate::api::views::PageView;
 use crate::service::views::schema::WebhookEventType;
 use crate::service::webhooks::{DeliveryView, WebhookWithSecret};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::{Text, page_request};
+use super::Text;
+use super::numbers::QueryInteger;
+use super::paging::{self, page_request};
 use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
 use crate::service::webhooks::{self, NewWebhook, WebhookChanges, WebhookView};
@@ -188,10 +190,10 @@ pub async fn rotate(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct DeliveriesQuery {
-    #[param(minimum = 1, maximum = 1000000, default = 1)]
-    page: Option<i64>,
-    #[param(minimum = 1, maximum = 100, default = 20)]
-    per_page: Option<i64>,
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 1000000, default = 1)]
+    page: Option<QueryInteger>,
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100, default = 20)]
+    per_page: Option<QueryInteger>,
 }
 
 /// A webhook's deliveries, the newest event first, each with every attempt. Deliveries are
@@ -205,15 +207,18 @@ pub struct DeliveriesQuery {
         (status = 422, response = Unprocessable),
     ))]
 pub async fn deliveries(
+    req: HttpRequest,
     state: web::Data<AppState>,
     user: AuthUser,
     path: web::Path<Text>,
     query: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = query.into_inner();
-    let page = page_request(query.page, query.per_page)?;
-    let page = webhooks::deliveries(&state.db, path.into_inner().0, user, page).await?;
-    Ok(HttpResponse::Ok().json(page))
+    let request = page_request(query.page, query.per_page)?;
+    let page = webhooks::deliveries(&state.db, path.into_inner().0, user, request).await?;
+    let mut ok = HttpResponse::Ok();
+    paging::link(&mut ok, &req, request, page.total);
+    Ok(ok.json(page))
 }
 
 /// Sends one event to a webhook again, now, whatever became of it before.
@@ -232,9 +237,10 @@ pub async fn deliveries(
 pub async fn retry(
     state: web::Data<AppState>,
     user: AuthUser,
-    path: web::Path<(Text, i64)>,
+    path: web::Path<(Text, QueryInteger)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, event_id) = path.into_inner();
+    let event_id = event_id.0.get::<i64>("event")?;
     let delivery = webhooks::retry(&state.db, id.0, event_id, user, state.clock.now()).await?;
     Ok(HttpResponse::Accepted().json(delivery))
 }

@@ -104,39 +104,53 @@ pub fn forced_move_settings(
         .load(conn)
 }
 
-/// Which games a listing covers: a user's, perhaps only those with one status.
-fn of_user<'a>(
-    user_id: &'a str,
-    status: Option<&'a str>,
-) -> games::BoxedQuery<'a, <DbConn as Connection>::Backend> {
+/// Which of a user's games a listing covers.
+#[derive(Clone, Copy, Debug)]
+pub struct Listing<'a> {
+    pub user_id: &'a str,
+    /// Only the games with this status.
+    pub status: Option<&'a str>,
+    /// Only the active games where it is the user's move.
+    pub awaiting_move: bool,
+}
+
+/// The games of a listing. A player's games are found through the indexes on `(white_id, status)`
+/// and `(black_id, status)`, and those waiting for them are picked among their active ones:
+/// `to_move_id` has no index on purpose, since every move changes it (migration 000005).
+fn of_user<'a>(listing: Listing<'a>) -> games::BoxedQuery<'a, <DbConn as Connection>::Backend> {
+    let user_id = listing.user_id;
     let mut query = games::table
         .filter(games::white_id.eq(user_id).or(games::black_id.eq(user_id)))
         .into_boxed();
-    if let Some(status) = status {
+    if let Some(status) = listing.status {
         query = query.filter(games::status.eq(status));
+    }
+    if listing.awaiting_move {
+        query = query
+            .filter(games::status.eq(status::ACTIVE))
+            .filter(games::to_move_id.eq(user_id));
     }
     query
 }
 
-/// How many games a user has (with that status).
-pub fn count_for_user(conn: &mut DbConn, user_id: &str, status: Option<&str>) -> QueryResult<i64> {
-    of_user(user_id, status).count().get_result(conn)
+/// How many games a listing covers.
+pub fn count_for_user(conn: &mut DbConn, listing: Listing<'_>) -> QueryResult<i64> {
+    of_user(listing).count().get_result(conn)
 }
 
-/// One page of a user's games: the active ones first, among them those where it is their move,
+/// One page of a listing: the active games first, among them those where it is the user's move,
 /// then the most recently changed.
 pub fn page_for_user(
     conn: &mut DbConn,
-    user_id: &str,
-    status: Option<&str>,
+    listing: Listing<'_>,
     limit: i64,
     offset: i64,
 ) -> QueryResult<Vec<Game>> {
     // 'active' sorts before 'finished'; among active games `to_move_id` is never NULL.
-    of_user(user_id, status)
+    of_user(listing)
         .order((
             games::status.asc(),
-            games::to_move_id.eq(user_id.to_owned()).desc(),
+            games::to_move_id.eq(listing.user_id.to_owned()).desc(),
             games::updated_at.desc(),
             games::id.desc(),
         ))
@@ -144,6 +158,18 @@ pub fn page_for_user(
         .offset(offset)
         .select(Game::as_select())
         .load(conn)
+}
+
+/// How many active games wait for `user_id`'s move.
+pub fn count_awaiting_move(conn: &mut DbConn, user_id: &str) -> QueryResult<i64> {
+    count_for_user(
+        conn,
+        Listing {
+            user_id,
+            status: None,
+            awaiting_move: true,
+        },
+    )
 }
 
 /// A new game.

@@ -343,6 +343,20 @@ pub trait Game {
     fn apply_roll(position: &Self::Position, _dice: &[u8]) -> Self::Position {
         position.clone()
     }
+
+    /// What the position holds beyond the board, typed, for a game whose position string is
+    /// not meant to be read by people (see [`Details`]).
+    fn details(_position: &Self::Position) -> Option<Details> {
+        None
+    }
+}
+
+/// The state of a position that a client needs to draw it and act on it, for the games whose
+/// canonical position string is a code rather than a list of pieces (Backgammon's gnubg IDs):
+/// a client should not have to decode it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Details {
+    Backgammon(backgammon::Summary),
 }
 
 /// The games Kuryr knows, by their stable ids.
@@ -483,6 +497,8 @@ pub trait LoadedPosition: Send + Sync {
     fn play(&self, mv: &str) -> Result<(String, Box<dyn LoadedPosition>), MoveError>;
     /// Puts a server roll into a position that asked for one.
     fn apply_roll(&self, dice: &[u8]) -> Result<Box<dyn LoadedPosition>, PositionError>;
+    /// See [`Game::details`].
+    fn details(&self) -> Option<Details>;
 }
 
 impl fmt::Debug for dyn LoadedPosition {
@@ -666,6 +682,10 @@ where
             ))),
             None => Err(PositionError::new("no roll is due in this position")),
         }
+    }
+
+    fn details(&self) -> Option<Details> {
+        G::details(&self.0)
     }
 }
 

@@ -265,6 +265,17 @@ pub async fn get(db: &Database, id: String) -> Result<User, ServiceError> {
     .await
 }
 
+/// The caller's account, and how many games wait for their move.
+pub async fn me(db: &Database, id: String) -> Result<(User, i64), ServiceError> {
+    db.read(move |conn| {
+        let user = users::find(conn, &id)?
+            .ok_or_else(|| ServiceError::NotFound("the account no longer exists".into()))?;
+        let awaiting = crate::db::games::count_awaiting_move(conn, &id)?;
+        Ok((user, awaiting))
+    })
+    .await
+}
+
 /// A user by username, ignoring case.
 pub fn find_by_username(conn: &mut DbConn, username: &str) -> QueryResult<Option<User>> {
     users::find_by_username_key(conn, &key(username.trim()))

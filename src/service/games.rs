@@ -41,6 +41,8 @@ pub struct PlayedMove {
     pub game: Box<RawValue>,
     /// The request repeated a move that had already been accepted.
     pub replayed: bool,
+    /// Whether the game waits for the mover again (Backgammon's roll before the checkers).
+    pub my_turn: bool,
 }
 
 /// Which of the caller's games to list.
@@ -178,21 +180,27 @@ pub async fn get(db: &Database, id: String) -> Result<GameDetails, ServiceError>
     .await
 }
 
-/// The caller's games: those where it is their move first, then the most recently active.
+/// The caller's games: those where it is their move first, then the most recently active;
+/// `awaiting_move` keeps only those where it is their move.
 pub async fn list_mine(
     db: &Database,
     user_id: String,
     filter: StatusFilter,
+    awaiting_move: bool,
     page: PageRequest,
 ) -> Result<Page<GameDetails>, ServiceError> {
     db.read(move |conn| {
-        let status = match filter {
-            StatusFilter::Active => Some(GameStatus::Active.as_str()),
-            StatusFilter::Finished => Some(GameStatus::Finished.as_str()),
-            StatusFilter::All => None,
+        let listing = db::games::Listing {
+            user_id: &user_id,
+            status: match filter {
+                StatusFilter::Active => Some(GameStatus::Active.as_str()),
+                StatusFilter::Finished => Some(GameStatus::Finished.as_str()),
+                StatusFilter::All => None,
+            },
+            awaiting_move,
         };
-        let total = db::games::count_for_user(conn, &user_id, status)?;
-        let rows = db::games::page_for_user(conn, &user_id, status, page.per_page, page.offset())?;
+        let total = db::games::count_for_user(conn, listing)?;
+        let rows = db::games::page_for_user(conn, listing, page.per_page, page.offset())?;
         let ids: Vec<&str> = rows
             .iter()
             .flat_map(|g| [g.white_id.as_str(), g.black_id.as_str()])
@@ -433,6 +441,7 @@ fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> 
     notifications::store(conn, plan.mail)?;
     events::record(conn, plan.events, plan.mv.created_at)?;
     Ok(PlayedMove {
+        my_turn: plan.game.is_active() && plan.game.to_move_id() == Some(plan.caller.id.as_str()),
         mv: plan.mv,
         game: plan.view,
         replayed: false,
@@ -524,6 +533,7 @@ fn decide(
         && let Some(mv) = replay_of(conn, &game, side, request)?
     {
         return Ok(Decided::Replayed(Box::new(PlayedMove {
+            my_turn,
             mv,
             game: views::raw(&GameView::new(with_players(game), true)?)?,
             replayed: true,
@@ -638,8 +648,7 @@ fn decide(
     // The view and the events' data are worked out here, before the write, so that the writer
     // only stores them.
     let details = with_players(game.clone());
-    let legal_moves = game.to_move.map(|_| after.legal_moves());
-    let view = GameView::with_legal_moves(details.clone(), legal_moves);
+    let view = GameView::of_position(details.clone(), after.as_ref());
     let written = views::raw(&view)?;
     let moves: Vec<MoveView> = std::iter::once(&mv)
         .chain(chance.automatic())

@@ -10,18 +10,18 @@ use utoipa::ToSchema;
 
 use crate::clock::TimeControl;
 use crate::db::models::{Move, Roll, User};
-use crate::rules::Side;
+use crate::rules::backgammon::{self, Decision};
+use crate::rules::{Details, GameKind, LoadedPosition, Side};
 use crate::service::challenges::ChallengeDetails;
 use crate::service::clocks;
 use crate::service::error::ServiceError;
 use crate::service::game::GameState;
-use crate::service::games::GameDetails;
+use crate::service::games::{GameDetails, PlayedMove};
 use crate::service::vacations::VacationStatus;
 use crate::service::{Page, UserRef};
 // Named in the schemas' `value_type`s: each string field is written from the type it names.
 #[allow(unused_imports)]
 use crate::{
-    rules::GameKind,
     service::challenges::ColorChoice,
     service::game::{GameResult, GameStatus, Termination},
 };
@@ -67,6 +67,16 @@ impl From<User> for AccountView {
     }
 }
 
+/// The caller's account with what waits for them.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Me)]
+pub struct MeView {
+    #[serde(flatten)]
+    pub account: AccountView,
+    /// Active games where it is the caller's move.
+    pub games_awaiting_move: i64,
+}
+
 /// Another user, as anyone may see them.
 #[derive(Serialize, ToSchema)]
 #[schema(as = PublicUser)]
@@ -103,6 +113,11 @@ pub struct TokenView {
 #[derive(Serialize, ToSchema)]
 #[schema(as = Game)]
 pub struct GameView {
+    /// Whether it is the caller's move: false for someone who does not play in the game or sent
+    /// no token, and absent from events, whose data every recipient shares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = bool)]
+    pub my_turn: Option<bool>,
     pub id: String,
     /// Which game it is.
     #[schema(value_type = GameKind)]
@@ -138,6 +153,9 @@ pub struct GameView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Vec<String>)]
     pub legal_moves: Option<Vec<String>>,
+    /// Backgammon's dice, cube, score and what is to be decided (what its gnubg IDs hold); null
+    /// for the other games.
+    pub backgammon: Option<BackgammonView>,
     /// For games with dice, the SHA-256 (hex) of the game's secret dice seed; see
     /// `GET /api/v1/games/{id}/dice`.
     pub dice_commitment: Option<String>,
@@ -153,26 +171,49 @@ impl GameView {
     /// The view of a game; `with_legal_moves` adds the moves of the side to move while the game
     /// is active.
     pub fn new(details: GameDetails, with_legal_moves: bool) -> Result<GameView, ServiceError> {
-        Self::build(details, with_legal_moves)
-    }
-
-    /// The view of a game whose legal moves are already known (`None` when no one is to move).
-    pub fn with_legal_moves(details: GameDetails, legal_moves: Option<Vec<String>>) -> GameView {
-        Self::assemble(details, legal_moves)
-    }
-
-    fn build(details: GameDetails, with_legal_moves: bool) -> Result<GameView, ServiceError> {
-        let legal_moves = match (with_legal_moves, details.game.to_move) {
-            (true, Some(_)) => Some(details.game.load_position()?.legal_moves()),
-            _ => None,
+        let game = &details.game;
+        let wants_moves = with_legal_moves && game.to_move.is_some();
+        // A listing reads no position but Backgammon's, whose view shows what its IDs hold.
+        let position = if wants_moves || game.kind == GameKind::Backgammon {
+            Some(game.load_position()?)
+        } else {
+            None
         };
-        Ok(Self::assemble(details, legal_moves))
+        let legal_moves = position
+            .as_ref()
+            .filter(|_| wants_moves)
+            .map(|position| position.legal_moves());
+        let extra = position.and_then(|position| position.details());
+        Ok(Self::assemble(details, legal_moves, extra))
     }
 
-    fn assemble(details: GameDetails, legal_moves: Option<Vec<String>>) -> GameView {
+    /// The view of a game whose position is already read, with the legal moves while someone is
+    /// to move.
+    pub fn of_position(details: GameDetails, position: &dyn LoadedPosition) -> GameView {
+        let legal_moves = details.game.to_move.map(|_| position.legal_moves());
+        Self::assemble(details, legal_moves, position.details())
+    }
+
+    /// Says whether it is `viewer`'s move (the caller's, if a token came).
+    pub fn seen_by(mut self, viewer: Option<&str>) -> GameView {
+        let to_move = match self.to_move {
+            Some(Side::White) => Some(self.white.id.as_str()),
+            Some(Side::Black) => Some(self.black.id.as_str()),
+            None => None,
+        };
+        self.my_turn = Some(viewer.is_some() && to_move == viewer);
+        self
+    }
+
+    fn assemble(
+        details: GameDetails,
+        legal_moves: Option<Vec<String>>,
+        extra: Option<Details>,
+    ) -> GameView {
         let game = details.game;
         let clock = ClockView::of(&game);
         GameView {
+            my_turn: None,
             game: game.kind.id().to_owned(),
             status: game.status.as_str().to_owned(),
             to_move: game.to_move,
@@ -190,9 +231,114 @@ impl GameView {
             days_per_move: game.days_per_move,
             clock,
             legal_moves,
+            backgammon: extra.map(|Details::Backgammon(summary)| BackgammonView::from(summary)),
             created_at: utc(game.created_at),
             updated_at: utc(game.updated_at),
             finished_at: game.finished_at.map(utc),
+        }
+    }
+}
+
+/// A value for each side.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub struct BySide<T> {
+    pub white: T,
+    pub black: T,
+}
+
+impl<T: Copy> From<[T; 2]> for BySide<T> {
+    fn from([white, black]: [T; 2]) -> Self {
+        BySide { white, black }
+    }
+}
+
+/// A Backgammon position as a client draws it and acts on it, without decoding gnubg IDs or
+/// reading the dice endpoint.
+#[derive(Serialize, ToSchema)]
+#[schema(as = BackgammonState)]
+pub struct BackgammonView {
+    /// The roll to play, higher die first; null before the roll.
+    #[schema(value_type = Option<Vec<u8>>, min_items = 2, max_items = 2, minimum = 1, maximum = 6)]
+    pub dice: Option<[u8; 2]>,
+    /// Null in a game played without the cube.
+    pub cube: Option<CubeView>,
+    /// 0 for a single game.
+    pub match_length: u32,
+    /// Points each side has: in a match, the score before this game, with its points once it
+    /// has ended.
+    #[schema(value_type = SidePoints)]
+    pub score: BySide<u32>,
+    /// Whether this game of the match is the Crawford game (no doubling).
+    pub crawford: bool,
+    /// The pip count of each side.
+    #[schema(value_type = SidePoints)]
+    pub pips: BySide<u32>,
+    /// Who must decide what; null once the game is over.
+    pub decision: Option<DecisionView>,
+}
+
+/// The doubling cube.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Cube)]
+pub struct CubeView {
+    /// 1, 2, 4, 8, …
+    #[schema(minimum = 1)]
+    pub value: u32,
+    /// Who may double next: `centre` (either player), `white` or `black`.
+    #[schema(value_type = String, pattern = "^(centre|white|black)$")]
+    pub owner: &'static str,
+}
+
+/// What the side to act must decide.
+#[derive(Serialize, ToSchema)]
+#[schema(as = Decision)]
+pub struct DecisionView {
+    pub side: Side,
+    /// `double_or_roll`, `take_or_pass`, `accept_or_reject`, `roll` (the server rolls) or
+    /// `move`.
+    #[schema(value_type = String, pattern = "^(double_or_roll|take_or_pass|accept_or_reject|roll|move)$")]
+    pub kind: &'static str,
+    /// The resignation to accept or reject: `single`, `gammon` or `backgammon`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, pattern = "^(single|gammon|backgammon)$")]
+    pub resignation: Option<&'static str>,
+}
+
+/// A number for each side.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct SidePoints {
+    white: u32,
+    black: u32,
+}
+
+impl From<backgammon::Summary> for BackgammonView {
+    fn from(summary: backgammon::Summary) -> Self {
+        BackgammonView {
+            dice: summary.dice,
+            cube: summary.cube.map(|cube| CubeView {
+                value: cube.value,
+                owner: cube.owner.map_or("centre", Side::name),
+            }),
+            match_length: summary.match_length,
+            score: summary.score.into(),
+            crawford: summary.crawford,
+            pips: summary.pips.into(),
+            decision: summary.decision.map(|(side, decision)| DecisionView {
+                side,
+                kind: match decision {
+                    Decision::DoubleOrRoll => "double_or_roll",
+                    Decision::TakeOrPass => "take_or_pass",
+                    Decision::AcceptOrReject => "accept_or_reject",
+                    Decision::Roll => "roll",
+                    Decision::Move => "move",
+                },
+                resignation: summary.resignation.map(|level| match level {
+                    1 => "single",
+                    2 => "gammon",
+                    _ => "backgammon",
+                }),
+            }),
         }
     }
 }
@@ -285,6 +431,31 @@ pub struct MovePlayedView {
     /// The game as [`GameView`] writes it, written once for the answer and the move's event.
     #[schema(value_type = GameView)]
     pub game: Box<serde_json::value::RawValue>,
+}
+
+impl MovePlayedView {
+    /// The answer to the mover: the game as written for the move's events, with the mover's
+    /// `my_turn` put in front of it rather than the whole game written a second time.
+    pub fn new(played: PlayedMove) -> Result<MovePlayedView, ServiceError> {
+        let text = played.game.get();
+        let rest = text
+            .strip_prefix('{')
+            .ok_or_else(|| ServiceError::internal("a game view is not a JSON object"))?;
+        let comma = if rest.trim_start().starts_with('}') {
+            ""
+        } else {
+            ","
+        };
+        let game = serde_json::value::RawValue::from_string(format!(
+            "{{\"my_turn\":{}{comma}{rest}",
+            played.my_turn
+        ))
+        .map_err(|e| ServiceError::Internal(e.into()))?;
+        Ok(MovePlayedView {
+            mv: MoveView::from(played.mv),
+            game,
+        })
+    }
 }
 
 /// A view written as JSON once, for whatever carries it (an answer, an event).

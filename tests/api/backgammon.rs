@@ -219,6 +219,31 @@ async fn a_whole_money_game_with_a_double_and_a_take() {
         "one double taken makes every result worth twice: {summary}"
     );
     assert_eq!(state["termination"], "goal_reached", "{state}");
+    // The last checker move passed the turn, as every checker move does: the loser is on roll,
+    // and the Position ID lists the winner's empty board first (24 zero bits: `AAAA`).
+    let end = decode(&state["position"]);
+    let loser = if state["result"] == "white" {
+        Side::Black
+    } else {
+        Side::White
+    };
+    assert_eq!(Backgammon::side_to_move(&end), loser);
+    assert!(
+        state["position"].as_str().unwrap().starts_with("AAAA"),
+        "{state}"
+    );
+    let shown = backgammon_of(&state);
+    assert!(
+        shown["decision"].is_null() && shown["dice"].is_null(),
+        "{shown}"
+    );
+    let points: u64 = summary
+        .split(", ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert_eq!(shown["score"][state["result"].as_str().unwrap()], points);
 
     // The player who did not send the last move is told who bore off and what it cost, even
     // when the server's forced move for Bob ended the game after Alice's move.
@@ -373,12 +398,312 @@ async fn the_rules_endpoint_lists_each_resulting_position_once() {
 }
 
 /// After a roll or a take the server rolls at once. Only a roll that left no legal move shows no
-/// dice: the server then played the lost turn, and `next` is to decide whether to double.
+/// dice: the server then played the lost turn, and `next` is to decide whether to double; or the
+/// server played a forced move that ended the game, and the dice went with the turn.
 fn assert_rolled_at_once(after: &Position, state: &Value, next: &Value) {
-    if after.dice() == [0, 0] {
+    if after.dice() == [0, 0] && state["status"] == "active" {
         assert_eq!(
             &state["to_move"], next,
             "no dice showing and no lost turn: the server did not roll at once"
         );
     }
+}
+
+/// The typed `backgammon` object of a game, checked against its position: the dice, the pips
+/// and who decides agree with what the gnubg IDs say.
+fn backgammon_of(state: &Value) -> &Value {
+    let shown = &state["backgammon"];
+    let position = decode(&state["position"]);
+    let pips = |side: Side| -> u64 {
+        position
+            .side_board(side)
+            .iter()
+            .zip(1u64..)
+            .map(|(&count, pips)| u64::from(count) * pips)
+            .sum()
+    };
+    assert_eq!(
+        shown["pips"],
+        json!({"white": pips(Side::White), "black": pips(Side::Black)})
+    );
+    let dice = position.dice();
+    if dice == [0, 0] {
+        assert!(shown["dice"].is_null(), "{shown}");
+    } else {
+        assert_eq!(shown["dice"], json!(dice), "{shown}");
+    }
+    if state["status"] == "active" {
+        assert_eq!(shown["decision"]["side"], state["to_move"], "{shown}");
+    } else {
+        assert!(shown["decision"].is_null(), "{shown}");
+    }
+    shown
+}
+
+fn decision(state: &Value) -> String {
+    backgammon_of(state)["decision"]["kind"]
+        .as_str()
+        .unwrap_or("none")
+        .to_owned()
+}
+
+/// A match seen through the game's `backgammon` object: the opening dice, a double waiting for
+/// its answer, the cube after a take, the score after each game, the Crawford game, and the
+/// final score.
+#[actix_web::test]
+async fn a_match_shows_its_dice_cube_score_and_decisions() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let game = app
+        .start_game_with("backgammon", json!({"match_length": 3}), &alice, &bob)
+        .await;
+    let player = |side: &Value| if side == "white" { &alice } else { &bob };
+    let other = |side: &Value| if side == "white" { "black" } else { "white" };
+    let mut state = app.game(&game).await;
+    assert_eq!(
+        backgammon_of(&state)["cube"],
+        json!({"value": 1, "owner": "centre"})
+    );
+    assert_eq!(state["backgammon"]["match_length"], 3);
+    assert_eq!(
+        state["backgammon"]["score"],
+        json!({"white": 0, "black": 0})
+    );
+    assert_eq!(state["backgammon"]["crawford"], false);
+    // The opening roll is played by the player it chose, with its dice shown.
+    assert_eq!(decision(&state), "move");
+    assert_ne!(state["backgammon"]["dice"], Value::Null);
+    // The other game of the API: null.
+    let cheversi = app.start_game("cheversi", &alice, &bob).await;
+    assert!(app.game(&cheversi).await["backgammon"].is_null());
+
+    // Plays `mv` for the side to move; the answer's `my_turn` says whether the game waits for
+    // the mover again.
+    async fn play(
+        app: &TestApp,
+        game: &str,
+        mover: &TestUser,
+        side: &Value,
+        mv: &str,
+        ply: &Value,
+    ) -> Value {
+        let played = app.play_at(game, mover, mv, ply.as_u64().unwrap()).await;
+        assert_eq!(played.status, StatusCode::CREATED, "{mv}: {}", played.body);
+        let state = played.body["game"].clone();
+        assert_eq!(
+            state["my_turn"],
+            state["status"] == "active" && state["to_move"] == *side,
+            "{state}"
+        );
+        state
+    }
+    // Plays the first legal move until someone must decide `kind`.
+    async fn until(
+        app: &TestApp,
+        game: &str,
+        mut state: Value,
+        kind: &str,
+        alice: &TestUser,
+        bob: &TestUser,
+    ) -> Value {
+        for _ in 0..400 {
+            if decision(&state) == kind {
+                return state;
+            }
+            let side = state["to_move"].clone();
+            let mover = if side == "white" { alice } else { bob };
+            let first = legal(&state)[0].clone();
+            let mv = if first == "double" {
+                "roll".to_owned()
+            } else {
+                first
+            };
+            state = play(app, game, mover, &side, &mv, &state["ply"].clone()).await;
+        }
+        panic!("nobody came to decide {kind}: {state}");
+    }
+
+    // Game 1: the first player who may double does; the double waits for its answer, shown as
+    // the other side's decision; it is passed and the doubler scores 1.
+    state = until(&app, &game, state, "double_or_roll", &alice, &bob).await;
+    let first_doubler = state["to_move"].clone();
+    let side = first_doubler.clone();
+    state = play(
+        &app,
+        &game,
+        player(&side),
+        &side,
+        "double",
+        &state["ply"].clone(),
+    )
+    .await;
+    assert_eq!(decision(&state), "take_or_pass");
+    assert_eq!(state["backgammon"]["decision"]["side"], other(&side));
+    let seen = app
+        .get(
+            &format!("/api/v1/games/{game}"),
+            Some(&player(&json!(other(&side))).token),
+        )
+        .await;
+    assert_eq!(seen.body["my_turn"], true);
+    let answerer = json!(other(&side));
+    state = play(
+        &app,
+        &game,
+        player(&answerer),
+        &answerer,
+        "pass",
+        &state["ply"].clone(),
+    )
+    .await;
+    // The next game has begun with its opening dice; the score says who won the first.
+    let score = &backgammon_of(&state)["score"];
+    assert_eq!(score[first_doubler.as_str().unwrap()], 1, "{state}");
+    assert_eq!(score[other(&first_doubler)], 0, "{state}");
+    assert_eq!(
+        state["backgammon"]["cube"],
+        json!({"value": 1, "owner": "centre"})
+    );
+    assert_eq!(decision(&state), "move");
+    assert_eq!(state["backgammon"]["crawford"], false);
+
+    // Game 2: a double, taken: the taker owns the cube at 2; then the first game's winner
+    // resigns a single game, worth 2 to the other, who comes to 2 of 3 points.
+    state = until(&app, &game, state, "double_or_roll", &alice, &bob).await;
+    let doubler = state["to_move"].clone();
+    state = play(
+        &app,
+        &game,
+        player(&doubler),
+        &doubler,
+        "double",
+        &state["ply"].clone(),
+    )
+    .await;
+    let taker = json!(other(&doubler));
+    state = play(
+        &app,
+        &game,
+        player(&taker),
+        &taker,
+        "take",
+        &state["ply"].clone(),
+    )
+    .await;
+    assert_eq!(
+        backgammon_of(&state)["cube"],
+        json!({"value": 2, "owner": taker})
+    );
+    for _ in 0..400 {
+        if state["to_move"] == first_doubler
+            && ["double_or_roll", "move"].contains(&decision(&state).as_str())
+        {
+            break;
+        }
+        let side = state["to_move"].clone();
+        let first = legal(&state)[0].clone();
+        let mv = if first == "double" {
+            "roll".to_owned()
+        } else {
+            first
+        };
+        state = play(
+            &app,
+            &game,
+            player(&side),
+            &side,
+            &mv,
+            &state["ply"].clone(),
+        )
+        .await;
+    }
+    state = play(
+        &app,
+        &game,
+        player(&first_doubler),
+        &first_doubler,
+        "resign single",
+        &state["ply"].clone(),
+    )
+    .await;
+    assert_eq!(decision(&state), "accept_or_reject");
+    assert_eq!(state["backgammon"]["decision"]["resignation"], "single");
+    let winner = json!(other(&first_doubler));
+    state = play(
+        &app,
+        &game,
+        player(&winner),
+        &winner,
+        "accept",
+        &state["ply"].clone(),
+    )
+    .await;
+    let score = &backgammon_of(&state)["score"];
+    assert_eq!(score[winner.as_str().unwrap()], 2, "{state}");
+    assert_eq!(score[first_doubler.as_str().unwrap()], 1, "{state}");
+
+    // Game 3 is the Crawford game: nobody may double, so every turn starts with the dice.
+    assert_eq!(state["backgammon"]["crawford"], true);
+    assert_eq!(
+        state["backgammon"]["cube"],
+        json!({"value": 1, "owner": "centre"})
+    );
+    for _ in 0..6 {
+        assert_eq!(decision(&state), "move", "{state}");
+        let side = state["to_move"].clone();
+        let first = legal(&state)[0].clone();
+        state = play(
+            &app,
+            &game,
+            player(&side),
+            &side,
+            &first,
+            &state["ply"].clone(),
+        )
+        .await;
+    }
+    // The first game's winner resigns again: the match is over, 3-1.
+    let resigner = first_doubler.clone();
+    while state["to_move"] != resigner {
+        let side = state["to_move"].clone();
+        let first = legal(&state)[0].clone();
+        state = play(
+            &app,
+            &game,
+            player(&side),
+            &side,
+            &first,
+            &state["ply"].clone(),
+        )
+        .await;
+    }
+    state = play(
+        &app,
+        &game,
+        player(&resigner),
+        &resigner,
+        "resign single",
+        &state["ply"].clone(),
+    )
+    .await;
+    state = play(
+        &app,
+        &game,
+        player(&winner),
+        &winner,
+        "accept",
+        &state["ply"].clone(),
+    )
+    .await;
+    assert_eq!(state["status"], "finished", "{state}");
+    let shown = backgammon_of(&state);
+    assert_eq!(shown["score"][winner.as_str().unwrap()], 3, "{state}");
+    assert_eq!(
+        shown["score"][first_doubler.as_str().unwrap()],
+        1,
+        "{state}"
+    );
+    assert!(shown["decision"].is_null());
+    assert_eq!(state["my_turn"], false);
 }

@@ -57,9 +57,14 @@ async fn each_player_gets_the_events_of_their_games_written_with_the_move() {
     assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
     let bobs = events_of(&app, &bob.id).await;
     assert_eq!(&kinds(&bobs)[3..], ["game.move", "game.turn"]);
-    // The move event shows the game as GET /api/v1/games/{id} does, legal moves included.
+    // The move event shows the game as GET /api/v1/games/{id} does, legal moves included, but
+    // for `my_turn`, which differs by recipient.
     let data: Value = serde_json::from_str(&bobs[3].data).unwrap();
-    assert_eq!(data["game"], app.game(&game).await);
+    let mut shown = app.game(&game).await;
+    assert_eq!(shown["my_turn"], false, "anonymous");
+    shown.as_object_mut().unwrap().remove("my_turn");
+    assert_eq!(data["game"], shown);
+    assert!(data["game"].get("my_turn").is_none());
     assert_eq!(data["moves"][0]["move"], "KE4");
     assert!(bobs[3].is_public_in(&game), "a move is public");
     assert!(!bobs[4].is_public_in(&game), "whose turn it is is not");

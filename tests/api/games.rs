@@ -434,3 +434,90 @@ async fn the_move_endpoint_refuses_ended_sessions_and_bad_tokens() {
     );
     assert_eq!(app.game(&game).await["ply"], 1);
 }
+
+/// Each game says whether it is the caller's move; `?turn=mine` lists only those, and the
+/// account counts them.
+#[actix_web::test]
+async fn games_say_whose_turn_it_is_for_the_caller() {
+    let app = spawn_app().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let carol = app.user("carol").await;
+    let first = app.start_game("cheversi", &alice, &bob).await;
+    let second = app.start_game("cheversi", &bob, &alice).await;
+    let third = app.start_game("cheversi", &alice, &bob).await;
+    // Alice has moved in the third: the first awaits her, the second and third await Bob.
+    let played = app.play(&third, &alice, "KE4").await;
+    assert_eq!(played.body["game"]["my_turn"], false, "{}", played.body);
+
+    let path = format!("/api/v1/games/{first}");
+    for (token, expected) in [
+        (Some(&alice.token), true),
+        (Some(&bob.token), false),
+        (Some(&carol.token), false),
+        (None, false),
+    ] {
+        let seen = app.get(&path, token.map(String::as_str)).await;
+        assert_eq!(seen.body["my_turn"], expected, "{token:?}");
+    }
+
+    let ids = |body: &Value| -> Vec<String> {
+        body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all = app.get("/api/v1/games", Some(&alice.token)).await.body;
+    for game in all["items"].as_array().unwrap() {
+        assert_eq!(game["my_turn"], game["id"] == first.as_str(), "{game}");
+    }
+    let mine = app.get("/api/v1/games?turn=mine", Some(&alice.token)).await;
+    assert_eq!(mine.status, StatusCode::OK);
+    assert_eq!(ids(&mine.body), vec![first.clone()]);
+    assert_eq!(mine.body["total"], 1);
+    let bobs = app.get("/api/v1/games?turn=mine", Some(&bob.token)).await;
+    let mut waiting = ids(&bobs.body);
+    waiting.sort();
+    let mut expected = vec![second.clone(), third.clone()];
+    expected.sort();
+    assert_eq!(waiting, expected);
+    assert!(
+        bobs.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["my_turn"] == true)
+    );
+    let finished = app
+        .get("/api/v1/games?turn=mine&status=finished", Some(&bob.token))
+        .await;
+    assert_eq!(finished.body["total"], 0);
+
+    let count = |user: &TestUser| {
+        let app = &app;
+        let token = user.token.clone();
+        async move { app.get("/api/v1/me", Some(&token)).await.body["games_awaiting_move"].clone() }
+    };
+    assert_eq!(count(&alice).await, 1);
+    assert_eq!(count(&bob).await, 2);
+    assert_eq!(count(&carol).await, 0);
+    // A move passes the turn; a resigned game waits for nobody.
+    app.play(&first, &alice, "KE4").await;
+    assert_eq!(count(&alice).await, 0);
+    assert_eq!(count(&bob).await, 3);
+    let resigned = app
+        .post_empty(&format!("/api/v1/games/{second}/resign"), Some(&bob.token))
+        .await;
+    assert_eq!(resigned.body["my_turn"], false);
+    assert_eq!(count(&bob).await, 2);
+
+    let anonymous = app.get("/api/v1/games?turn=mine", None).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
+    let wrong = app
+        .get("/api/v1/games?turn=yours", Some(&alice.token))
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(wrong.body["field"], "turn");
+}

@@ -276,9 +276,11 @@ impl Position {
         next.board[1 - mover] = boards.opp;
         if boards.me.iter().all(|&n| n == 0) {
             next.state = State::Over;
-        } else {
-            next.pass_turn();
         }
+        // The turn passes after the last checker too: gnubg's `PlayMove` hands the dice to the
+        // opponent whatever the move did, so a finished game's IDs are written from the loser's
+        // side, like those after every other checker move.
+        next.pass_turn();
         next
     }
 

@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 pub use board::{Phase, Play, Position, State};
 
 use self::board::{CHECKERS, resign_name};
-use super::{EndReason, Game, MoveError, OptionSpec, OptionsError, Outcome, PositionError, Side};
+use super::{
+    Details, EndReason, Game, MoveError, OptionSpec, OptionsError, Outcome, PositionError, Side,
+};
 
 /// The game options.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +157,88 @@ pub fn game_result(position: &Position) -> Option<Outcome> {
         },
         summary: Some(summary),
     })
+}
+
+/// What a client needs of a position to draw it and act on it, so that it need not decode the
+/// gnubg IDs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The dice to play, higher first; `None` before the roll.
+    pub dice: Option<[u8; 2]>,
+    /// The doubling cube; `None` in a game played without it (option `cube` off).
+    pub cube: Option<Cube>,
+    /// 0 for a single game.
+    pub match_length: u32,
+    /// By [`Side::index`]: the points each side has. In a match, the score before this game while
+    /// it is played and with its points once it has ended; in a single game, its points once it
+    /// has ended.
+    pub score: [u32; 2],
+    /// The Crawford game of a match: nobody may double.
+    pub crawford: bool,
+    /// By [`Side::index`]: the pips each side still has to travel (a checker on the bar, 25).
+    pub pips: [u32; 2],
+    /// Who must decide what now; `None` once the game is over.
+    pub decision: Option<(Side, Decision)>,
+    /// A resignation waiting for its answer: 1 single, 2 gammon, 3 backgammon.
+    pub resignation: Option<u8>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cube {
+    pub value: u32,
+    /// `None` while the cube is in the centre.
+    pub owner: Option<Side>,
+}
+
+/// What the player who must decide decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Before rolling: `double` or `roll`.
+    DoubleOrRoll,
+    /// A double was offered: `take` or `pass`.
+    TakeOrPass,
+    /// A resignation was offered: `accept` or `reject`.
+    AcceptOrReject,
+    /// The dice are due; the server rolls them.
+    Roll,
+    /// The dice are rolled: play them.
+    Move,
+}
+
+pub fn summary(position: &Position) -> Summary {
+    let mut score = position.score.map(u32::from);
+    if let Some((winner, points, _)) = position.result() {
+        score[winner.index()] += points;
+    }
+    let pips = Side::BOTH.map(|side| {
+        position
+            .side_board(side)
+            .iter()
+            .zip(1u32..)
+            .map(|(&count, pips)| u32::from(count) * pips)
+            .sum()
+    });
+    let decision = match position.phase() {
+        Phase::Finished => None,
+        Phase::AnswerResignation => Some(Decision::AcceptOrReject),
+        Phase::AnswerDouble => Some(Decision::TakeOrPass),
+        Phase::CubeDecision => Some(Decision::DoubleOrRoll),
+        Phase::RollDue => Some(Decision::Roll),
+        Phase::Checkers => Some(Decision::Move),
+    };
+    Summary {
+        dice: (position.dice[0] != 0).then_some(position.dice),
+        cube: position.cube_enabled.then(|| Cube {
+            value: position.cube_value(),
+            owner: position.owner,
+        }),
+        match_length: u32::from(position.match_length),
+        score,
+        crawford: position.crawford,
+        pips,
+        decision: decision.map(|decision| (position.turn, decision)),
+        resignation: (position.phase() == Phase::AnswerResignation).then_some(position.resigned),
+    }
 }
 
 /// Checks a decoded position against the rules and the options, and puts it in canonical form.
@@ -600,6 +684,10 @@ impl Game for Backgammon {
             next.rolling = false;
         }
         next
+    }
+
+    fn details(position: &Position) -> Option<Details> {
+        Some(Details::Backgammon(summary(position)))
     }
 }
 

@@ -160,6 +160,108 @@ fn a_crawford_bear_off_position_matches_gnubg() {
     assert!(Backgammon::parse_position("3dwAAHCbAAAAAA:sAGrACAAIAAE", &MONEY).is_err());
 }
 
+/// gnubg's `PlayMove` hands the dice to the opponent after every checker move, the last one of a
+/// game included, so its IDs of a finished game are written from the loser's side (the winner's
+/// empty board first), like those after any other checker move (the mover's board first).
+#[test]
+fn a_game_ending_move_is_written_from_the_same_side_as_any_other_move() {
+    let p = custom(&[(6, 1), (3, 1)], &[(6, 15)], Side::White, [2, 1]);
+    let mover_first = |position: &Position| {
+        let pid = format(position).split(':').next().unwrap().to_owned();
+        let [first, second] = ids::read_position_id(&pid).unwrap();
+        (first, second)
+    };
+    // An ordinary move: the mover, White, is listed first, and Black is on roll.
+    let going_on = play(&p, "6/3");
+    assert_eq!(Backgammon::outcome(&going_on), None);
+    assert_eq!(mover_first(&going_on).0, *going_on.side_board(Side::White));
+    assert_eq!(going_on.on_roll, Side::Black);
+    // The move that ends the game: the same, White's (now empty) board first.
+    let p = custom(&[(1, 1)], &[(6, 15)], Side::White, [2, 1]);
+    let end = play(&p, "1/off");
+    assert!(Backgammon::outcome(&end).is_some());
+    assert_eq!(mover_first(&end), ([0; 25], *end.side_board(Side::Black)));
+    assert_eq!(
+        (end.on_roll, end.turn, end.dice),
+        (Side::Black, Side::Black, [0, 0])
+    );
+    // Written by hand from gnubg's encoding: 25 empty points of White, then Black's 15 on its
+    // 6 point; the Match ID has Black on roll and on turn, game state 2 (over), no dice.
+    assert_eq!(format(&end), "AAAAwP8fAAAAAA:cAoAAAAAAAAE");
+    assert_eq!(parse(&format(&end)), end);
+    assert_eq!(Backgammon::outcome(&end).unwrap().winner, Some(Side::White));
+
+    // A game of a match that the match goes on after: the same, and the next game follows.
+    let three = BackgammonOptions {
+        cube: true,
+        match_length: 3,
+    };
+    let mut p = custom(&[(6, 15)], &[(1, 1)], Side::Black, [2, 1]);
+    p.match_length = 3;
+    let end = play(&p, "1/off");
+    assert!(between_games(&end));
+    assert_eq!(mover_first(&end), ([0; 25], *end.side_board(Side::White)));
+    assert_eq!((end.on_roll, end.turn), (Side::White, Side::White));
+    assert_eq!(parse_with(&format(&end), &three), end);
+    assert_eq!(
+        game_result(&end).unwrap().summary.as_deref(),
+        Some("black wins a gammon, 2 points; score 0-2 in a 3-point match")
+    );
+    assert!(next_game(&end, Side::White, [4, 2]).unwrap().crawford);
+}
+
+#[test]
+fn the_summary_tells_what_a_client_draws() {
+    let p = Backgammon::start_with_opening(&MONEY, 1, 3);
+    let summary = super::summary(&p);
+    assert_eq!(summary.dice, Some([3, 1]));
+    assert_eq!(summary.pips, [167, 167]);
+    assert_eq!(
+        summary.cube,
+        Some(super::Cube {
+            value: 1,
+            owner: None
+        })
+    );
+    assert_eq!(summary.decision, Some((Side::Black, super::Decision::Move)));
+    let p = play(&p, "8/5 6/5");
+    let summary = super::summary(&p);
+    assert_eq!(summary.pips, [167, 163]);
+    assert_eq!(summary.dice, None);
+    assert_eq!(
+        summary.decision,
+        Some((Side::White, super::Decision::DoubleOrRoll))
+    );
+    let doubled = play(&p, "double");
+    assert_eq!(
+        super::summary(&doubled).decision,
+        Some((Side::Black, super::Decision::TakeOrPass))
+    );
+    let taken = super::summary(&play(&doubled, "take"));
+    assert_eq!(
+        taken.cube,
+        Some(super::Cube {
+            value: 2,
+            owner: Some(Side::Black)
+        })
+    );
+    let resigned = play(&p, "resign gammon");
+    let summary = super::summary(&resigned);
+    assert_eq!(
+        summary.decision,
+        Some((Side::Black, super::Decision::AcceptOrReject))
+    );
+    assert_eq!(summary.resignation, Some(2));
+    let accepted = super::summary(&play(&resigned, "accept"));
+    assert_eq!(accepted.decision, None);
+    assert_eq!(accepted.score, [0, 2]);
+    let no_cube = Backgammon::start(&BackgammonOptions {
+        cube: false,
+        match_length: 0,
+    });
+    assert_eq!(super::summary(&no_cube).cube, None);
+}
+
 /// Each XGID here was given to GNU Backgammon 1.07.001 (`set player 0 human`, `set player 1
 /// human`, `set jacoby off`, `new game`, `set xgid …`, `show gnubgid`), and the ID it printed is
 /// the expectation.
