@@ -155,6 +155,9 @@ pub struct TokenKeys {
     decoding: DecodingKey,
     validation: Validation,
     pub ttl: chrono::Duration,
+    /// Seals the answers kept for idempotency keys (`service::idempotency`): derived from the
+    /// server's secret, so that a copy of the database alone opens none of them.
+    pub answers: [u8; 32],
 }
 
 impl TokenKeys {
@@ -168,11 +171,15 @@ impl TokenKeys {
         // `sv` and `sid` are required by `Claims` itself: a token without them does not decode.
         // Expiry is checked in `verify` against the server's clock, which tests can move.
         validation.validate_exp = false;
+        let mut answers = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(bytes)
+            .expect("HMAC takes a key of any length");
+        hmac::Mac::update(&mut answers, b"kuryr idempotent answers v1");
         TokenKeys {
             encoding: EncodingKey::from_secret(bytes),
             decoding: DecodingKey::from_secret(bytes),
             validation,
             ttl: chrono::Duration::hours(i64::from(ttl_hours)),
+            answers: hmac::Mac::finalize(answers).into_bytes().into(),
         }
     }
 

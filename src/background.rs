@@ -181,6 +181,9 @@ async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {
         if let Err(e) = tokens::prune(&work.db, now).await {
             tracing::error!(error = %e, "pruning ended sessions and expired tokens failed");
         }
+        if let Err(e) = crate::service::idempotency::prune(&work.db, now).await {
+            tracing::error!(error = %e, "pruning idempotency keys failed");
+        }
         if !pause(SCHEDULER_POLL, &stop).await {
             break;
         }

@@ -9,6 +9,7 @@ pub mod events;
 pub mod games;
 pub mod health;
 pub mod http_cache;
+pub mod idempotency;
 pub mod numbers;
 pub mod openapi;
 pub mod pages;
@@ -44,6 +45,16 @@ pub struct Endpoint {
     /// says the same in each operation's `security`.
     pub needs: Needs,
     pub session: Session,
+    /// Whether it creates something: then it honours `Idempotency-Key` (`api::idempotency`).
+    pub creates: bool,
+}
+
+impl Endpoint {
+    /// Marks an endpoint that creates something.
+    fn creating(mut self) -> Self {
+        self.creates = true;
+        self
+    }
 }
 
 macro_rules! endpoint {
@@ -60,6 +71,7 @@ macro_rules! endpoint {
             route: || web::method(Method::$method).to($handler),
             needs: $needs,
             session: $session,
+            creates: false,
         }
     };
 }
@@ -78,15 +90,15 @@ const fn scope(scope: Scope) -> Needs {
 pub fn endpoints() -> Vec<Endpoint> {
     vec![
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
-        endpoint!(POST "/api/v1/games/{id}/moves" => games::play, scope(GamePlay), Session::Handler),
+        endpoint!(POST "/api/v1/games/{id}/moves" => games::play, scope(GamePlay), Session::Handler).creating(),
         endpoint!(GET "/healthz" => health::healthz),
         endpoint!(GET "/api/v1/events" => events::stream, scope(EventsRead)),
-        endpoint!(POST "/api/v1/events/ticket" => events::ticket, scope(EventsRead)),
+        endpoint!(POST "/api/v1/events/ticket" => events::ticket, scope(EventsRead)).creating(),
         endpoint!(GET "/api/v1/games/{id}/events" => events::game_stream),
         endpoint!(GET "/readyz" => health::readyz),
         endpoint!(GET "/api/v1/openapi.yaml" => health::openapi_yaml),
         endpoint!(GET "/api/v1/openapi.json" => health::openapi_json),
-        endpoint!(POST "/api/v1/auth/register" => accounts::register),
+        endpoint!(POST "/api/v1/auth/register" => accounts::register).creating(),
         endpoint!(POST "/api/v1/auth/login" => accounts::login),
         endpoint!(POST "/api/v1/auth/logout" => accounts::logout, Needs::Login),
         endpoint!(POST "/api/v1/auth/logout-everywhere" => accounts::logout_everywhere, Needs::Login),
@@ -116,10 +128,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw, scope(GamePlay)),
         endpoint!(POST "/api/v1/games/{id}/draw/accept" => games::accept_draw, scope(GamePlay)),
         endpoint!(POST "/api/v1/games/{id}/draw/decline" => games::decline_draw, scope(GamePlay)),
-        endpoint!(POST "/api/v1/challenges" => challenges::create, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/challenges" => challenges::create, scope(ChallengeWrite)).creating(),
         endpoint!(GET "/api/v1/challenges" => challenges::list, scope(AccountRead)),
         endpoint!(GET "/api/v1/challenges/{id}" => challenges::get, scope(AccountRead)),
-        endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept, scope(ChallengeWrite)).creating(),
         endpoint!(POST "/api/v1/challenges/{id}/decline" => challenges::decline, scope(ChallengeWrite)),
         endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel, scope(ChallengeWrite)),
         endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score),
@@ -127,15 +139,15 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
         endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay),
         endpoint!(GET "/api/v1/webhooks" => webhooks::list, scope(WebhooksRead)),
-        endpoint!(POST "/api/v1/webhooks" => webhooks::create, scope(WebhooksWrite)),
+        endpoint!(POST "/api/v1/webhooks" => webhooks::create, scope(WebhooksWrite)).creating(),
         endpoint!(GET "/api/v1/webhooks/{id}" => webhooks::get, scope(WebhooksRead)),
         endpoint!(PATCH "/api/v1/webhooks/{id}" => webhooks::update, scope(WebhooksWrite)),
         endpoint!(DELETE "/api/v1/webhooks/{id}" => webhooks::delete, scope(WebhooksWrite)),
-        endpoint!(POST "/api/v1/webhooks/{id}/rotate" => webhooks::rotate, scope(WebhooksWrite)),
+        endpoint!(POST "/api/v1/webhooks/{id}/rotate" => webhooks::rotate, scope(WebhooksWrite)).creating(),
         endpoint!(GET "/api/v1/webhooks/{id}/deliveries" => webhooks::deliveries, scope(WebhooksRead)),
         endpoint!(POST "/api/v1/webhooks/{id}/deliveries/{event}/retry" => webhooks::retry, scope(WebhooksWrite)),
         endpoint!(GET "/api/v1/tokens" => tokens::list, scope(AccountRead)),
-        endpoint!(POST "/api/v1/tokens" => tokens::create, scope(TokensWrite)),
+        endpoint!(POST "/api/v1/tokens" => tokens::create, scope(TokensWrite)).creating(),
         endpoint!(GET "/api/v1/tokens/{id}" => tokens::get, scope(AccountRead)),
         endpoint!(DELETE "/api/v1/tokens/{id}" => tokens::revoke, scope(TokensWrite)),
     ]
@@ -162,7 +174,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .join(", ");
         let mut resource = web::resource(path);
         for endpoint in here {
-            resource = resource.route(guard((endpoint.route)(), endpoint.session, endpoint.needs));
+            let mut route = (endpoint.route)();
+            if endpoint.creates {
+                // Inside the guard, which names the caller the key belongs to.
+                route = route.wrap(actix_web::middleware::from_fn(idempotency::middleware));
+            }
+            resource = resource.route(guard(route, endpoint.session, endpoint.needs));
         }
         let methods = allow.clone();
         resource = resource.route(web::method(Method::OPTIONS).to(move || {

@@ -310,7 +310,7 @@ fn responses() -> Value {
         "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
         "MethodNotAllowed": not_allowed,
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
-        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` (with `limit`), `webhook-disabled`."),
+        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
         "UnsupportedMediaType": problem("The body is not sent as `application/json`. Type `unsupported-media-type`."),
@@ -392,6 +392,11 @@ fn security_schemes() -> Value {
 
 fn parameters() -> Value {
     json!({
+        "IdempotencyKey": {
+            "name": "Idempotency-Key", "in": "header", "required": false,
+            "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$" },
+            "description": "Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): a retry with the same key gets the first answer again (`Idempotent-Replayed: true`) and creates nothing more, for 24 hours. The key names one request: sent with another body or endpoint it is refused (422, field `Idempotency-Key`); sent while the first request still runs, 409 `idempotency-key-in-use`. Only a success is kept; a refused request may be sent again with the same key. Use a new random key (a UUID) for each new request.",
+        },
         "WebhookMessageId": {
             "name": "webhook-id", "in": "header", "required": true,
             "schema": { "type": "string", "pattern": "^[0-9]+$" },
@@ -1003,6 +1008,36 @@ fn declare_needs(paths: &mut Value) {
         for requirement in requirements {
             if let Some(bearer) = requirement.get_mut("bearer") {
                 *bearer = roles.clone();
+            }
+        }
+        if endpoint.creates {
+            let parameters = operation
+                .as_object_mut()
+                .expect("an operation")
+                .entry("parameters")
+                .or_insert_with(|| json!([]));
+            parameters
+                .as_array_mut()
+                .expect("a list")
+                .push(json!({ "$ref": "#/components/parameters/IdempotencyKey" }));
+            for (status, response) in operation["responses"]
+                .as_object_mut()
+                .expect("responses")
+                .iter_mut()
+            {
+                if status.starts_with('2') {
+                    response["headers"]["Idempotent-Replayed"] = json!({
+                        "description": "`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`.",
+                        "schema": { "type": "string", "const": "true" },
+                    });
+                }
+            }
+            let responses = &mut operation["responses"];
+            if responses.get("409").is_none() {
+                responses["409"] = response_ref("Conflict");
+            }
+            if responses.get("422").is_none() {
+                responses["422"] = response_ref("Unprocessable");
             }
         }
         if let Some(refusal) = refusal {

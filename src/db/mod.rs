@@ -12,6 +12,7 @@ pub mod challenges;
 pub mod events;
 pub mod games;
 mod group_commit;
+pub mod idempotency;
 mod listen;
 pub mod models;
 pub mod moves;

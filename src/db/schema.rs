@@ -233,6 +233,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    idempotency_keys (owner_id, key) {
+        owner_id -> Text,
+        key -> Text,
+        fingerprint -> Text,
+        status -> Nullable<Integer>,
+        location -> Nullable<Text>,
+        body -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(vacations -> users (user_id));
 diesel::joinable!(outbox -> users (user_id));
@@ -260,5 +272,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     webhook_attempts,
     personal_tokens,
-    revoked_sessions
+    revoked_sessions,
+    idempotency_keys
 );

@@ -97,6 +97,8 @@ pub enum Conflict {
     TooManyTokens {
         limit: i64,
     },
+    /// A request with the same `Idempotency-Key` is still running.
+    IdempotencyKeyInUse,
 }
 
 impl Conflict {
@@ -120,6 +122,7 @@ impl Conflict {
             Conflict::TooManyWebhooks { .. } => "too-many-webhooks",
             Conflict::WebhookDisabled => "webhook-disabled",
             Conflict::TooManyTokens { .. } => "too-many-tokens",
+            Conflict::IdempotencyKeyInUse => "idempotency-key-in-use",
         }
     }
 
@@ -142,6 +145,7 @@ impl Conflict {
             Conflict::TooManyWebhooks { .. } => "Too many webhooks",
             Conflict::WebhookDisabled => "The webhook is disabled",
             Conflict::TooManyTokens { .. } => "Too many personal access tokens",
+            Conflict::IdempotencyKeyInUse => "A request with this key is still running",
         }
     }
 }

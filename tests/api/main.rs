@@ -13,6 +13,7 @@ mod events;
 mod games;
 mod hashing;
 mod helpers;
+mod idempotency;
 mod limits;
 mod lukaszewicz;
 mod mail;

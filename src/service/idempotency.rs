@@ -1,0 +1,231 @@
+//! Requests that create something, made safe to retry: sent with an `Idempotency-Key`, the
+//! first such request runs, and a retry with the same key gets its answer again instead of
+//! creating a second thing (draft-ietf-httpapi-idempotency-key-header, `docs/http.md`).
+//!
+//! A key is claimed in its own transaction before the request runs, and its answer kept after:
+//! two copies of one request sent at once cannot both run, the one that finds the key claimed
+//! is told to wait. The answer is kept after the request's own transaction has committed; if
+//! the process stops between the two, the claim is taken over by a retry after
+//! [`ABANDONED_AFTER`], and that retry runs the request again.
+//!
+//! An answer may hold a secret shown once (a personal access token, a webhook's signing
+//! secret): it is kept sealed (ChaCha20-Poly1305) under a key derived from the server's secret
+//! and the idempotency key, and the idempotency key itself is kept only as a digest, so that a
+//! copy of the database alone opens no answer.
+
+use base64::Engine as _;
+use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use chrono::{DateTime, Duration, Utc};
+use hmac::{Hmac, Mac};
+use sha2::{Digest, Sha256};
+
+use crate::db::{self, Database};
+use crate::service::error::{Conflict, ServiceError};
+
+/// How long a key keeps its answer.
+pub const KEPT: Duration = Duration::hours(24);
+/// How long a claim without an answer holds: far longer than any request may take.
+pub const ABANDONED_AFTER: Duration = Duration::seconds(60);
+/// The longest key taken; the draft leaves it to the server.
+pub const MAX_KEY_CHARS: usize = 255;
+
+/// Who sent a key: keys of different users never meet. Before there is an account (a
+/// registration), the fingerprint alone tells requests apart: only someone who sent the same
+/// body (its password included) gets its answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyOwner {
+    User(String),
+    Anonymous,
+}
+
+impl KeyOwner {
+    fn id(&self) -> &str {
+        match self {
+            KeyOwner::User(id) => id,
+            KeyOwner::Anonymous => "-",
+        }
+    }
+}
+
+/// A request sent with a key.
+#[derive(Clone)]
+pub struct KeyedRequest {
+    owner: KeyOwner,
+    /// The key's digest, as stored.
+    key: String,
+    fingerprint: String,
+    seal: [u8; 32],
+}
+
+impl KeyedRequest {
+    /// Reads the key and takes the request's fingerprint: the method, the path and the body.
+    pub fn new(
+        answers: &[u8; 32],
+        owner: KeyOwner,
+        key: &str,
+        method: &str,
+        path: &str,
+        body: &[u8],
+    ) -> Result<KeyedRequest, ServiceError> {
+        let printable = key.bytes().all(|b| (0x20..0x7f).contains(&b));
+        if key.is_empty() || key.len() > MAX_KEY_CHARS || !printable {
+            return Err(ServiceError::invalid(
+                "Idempotency-Key",
+                format!(
+                    "an Idempotency-Key is 1 to {MAX_KEY_CHARS} printable ASCII characters, such as a UUID"
+                ),
+            ));
+        }
+        let mut digest = Sha256::new();
+        for part in [method.as_bytes(), b" ", path.as_bytes(), b"\n", body] {
+            digest.update(part);
+        }
+        let derive = |label: &[u8]| -> [u8; 32] {
+            let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(answers)
+                .expect("HMAC takes a key of any length");
+            for part in [label, owner.id().as_bytes(), b"\0", key.as_bytes()] {
+                mac.update(part);
+            }
+            mac.finalize().into_bytes().into()
+        };
+        Ok(KeyedRequest {
+            key: hex::encode(derive(b"key ")),
+            seal: derive(b"seal "),
+            owner,
+            fingerprint: hex::encode(digest.finalize()),
+        })
+    }
+
+    fn cipher(&self) -> ChaCha20Poly1305 {
+        ChaCha20Poly1305::new(&Key::from(self.seal))
+    }
+
+    /// The answer's body sealed: base64 of the nonce and the ciphertext.
+    fn seal(&self, body: &str) -> Result<String, ServiceError> {
+        let nonce = ChaCha20Poly1305::generate_nonce(&mut OsRng);
+        let sealed = self
+            .cipher()
+            .encrypt(&nonce, body.as_bytes())
+            .map_err(|_| ServiceError::internal("an answer could not be sealed"))?;
+        let mut out = nonce.to_vec();
+        out.extend(sealed);
+        Ok(base64::engine::general_purpose::STANDARD.encode(out))
+    }
+
+    fn open(&self, sealed: &str) -> Result<String, ServiceError> {
+        let unreadable =
+            || ServiceError::internal("a kept answer does not open with this server's secret");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(sealed)
+            .map_err(|_| unreadable())?;
+        if bytes.len() < 12 {
+            return Err(unreadable());
+        }
+        let (nonce, sealed) = bytes.split_at(12);
+        let nonce: [u8; 12] = nonce.try_into().map_err(|_| unreadable())?;
+        let body = self
+            .cipher()
+            .decrypt(&Nonce::from(nonce), sealed)
+            .map_err(|_| unreadable())?;
+        String::from_utf8(body).map_err(|_| unreadable())
+    }
+}
+
+/// The first answer to a key, kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptAnswer {
+    pub status: u16,
+    pub location: Option<String>,
+    pub body: String,
+}
+
+/// What to do with a keyed request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// Run it: the key is this request's now.
+    Run,
+    /// Answer it with the first answer.
+    Replay(KeptAnswer),
+}
+
+/// Claims the key of a request about to run, or finds the answer it already has.
+pub async fn claim(
+    db: &Database,
+    request: KeyedRequest,
+    now: DateTime<Utc>,
+) -> Result<Claim, ServiceError> {
+    let now = now.naive_utc();
+    db.write(move |conn| {
+        let owner = request.owner.id();
+        if db::idempotency::claim(conn, owner, &request.key, &request.fingerprint, now)? {
+            return Ok(Claim::Run);
+        }
+        let stored = db::idempotency::find(conn, owner, &request.key)?
+            .ok_or(ServiceError::Conflict {
+                kind: Conflict::ConcurrentUpdate,
+                detail: "the Idempotency-Key was given back while this request read it; send it again".into(),
+            })?;
+        if stored.fingerprint != request.fingerprint {
+            return Err(ServiceError::invalid(
+                "Idempotency-Key",
+                "this Idempotency-Key was sent with another request (another endpoint or body); a key names one request, so send a new key with a new request",
+            ));
+        }
+        match (stored.status, stored.body) {
+            (Some(status), Some(body)) => Ok(Claim::Replay(KeptAnswer {
+                status: u16::try_from(status).unwrap_or(200),
+                location: stored.location,
+                body: request.open(&body)?,
+            })),
+            _ if now - stored.created_at >= ABANDONED_AFTER
+                && db::idempotency::reclaim(conn, owner, &request.key, stored.created_at, now)? =>
+            {
+                Ok(Claim::Run)
+            }
+            _ => Err(ServiceError::Conflict {
+                kind: Conflict::IdempotencyKeyInUse,
+                detail: "a request with this Idempotency-Key is still running; send it again in a moment to get its answer".into(),
+            }),
+        }
+    })
+    .await
+}
+
+/// Keeps the answer of a request that ran with its key.
+pub async fn complete(
+    db: &Database,
+    request: KeyedRequest,
+    answer: KeptAnswer,
+) -> Result<(), ServiceError> {
+    let sealed = request.seal(&answer.body)?;
+    db.write(move |conn| {
+        db::idempotency::complete(
+            conn,
+            request.owner.id(),
+            &request.key,
+            i32::from(answer.status),
+            answer.location.as_deref(),
+            &sealed,
+        )?;
+        Ok(())
+    })
+    .await
+}
+
+/// Gives the key of a request that failed back: the request changed nothing (its own
+/// transaction did not commit), so the same key may be sent again.
+pub async fn release(db: &Database, request: KeyedRequest) -> Result<(), ServiceError> {
+    db.write(move |conn| {
+        db::idempotency::release(conn, request.owner.id(), &request.key)?;
+        Ok(())
+    })
+    .await
+}
+
+/// Forgets the keys older than [`KEPT`].
+pub async fn prune(db: &Database, now: DateTime<Utc>) -> Result<usize, ServiceError> {
+    let before = (now - KEPT).naive_utc();
+    db.write(move |conn| Ok(db::idempotency::prune(conn, before)?))
+        .await
+}
