@@ -7,7 +7,9 @@
 #   KURYR_TEST_DATABASE_URL=postgres://user@host:port/db scripts/test.sh
 #                              # uses that server instead (tests create and drop databases there)
 #
-# Extra arguments go to both `cargo test` runs.
+# Extra arguments go to both `cargo test` runs. Last, clients/test.sh generates the Python and
+# TypeScript clients from openapi.yaml and plays every game through each against the server
+# (docs/clients.md); it needs python3 (with venv) and node with npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,3 +53,8 @@ KURYR_TEST_DATABASE_URL= cargo test --locked "$@"
 
 step "database tests on PostgreSQL"
 cargo test --locked --test api --test durability --test events "$@"
+
+# The clients generated from openapi.yaml, checked strictly, each playing a whole game of every
+# game against the real server (docs/clients.md).
+step "generated clients (Python, TypeScript) against the server"
+clients/test.sh

@@ -10,7 +10,7 @@ use crate::startup::AppState;
 
 /// How the process is.
 #[derive(Serialize, ToSchema)]
-#[schema(as = Status)]
+#[schema(as = HealthStatus)]
 pub struct StatusView {
     status: Health,
 }

@@ -130,6 +130,7 @@ pub static YAML: LazyLock<String> = LazyLock::new(|| {
         "openapi",
         "info",
         "servers",
+        "security",
         "tags",
         "paths",
         "webhooks",
@@ -183,7 +184,28 @@ fn document() -> Value {
     describe_caching_and_pages(&mut doc);
     doc["webhooks"] = webhooks();
     declare_needs(&mut doc["paths"]);
+    public_by_default(&mut doc);
     doc
+}
+
+/// What the public operations ask of a token (none, but one that is sent must hold) is the
+/// document's `security`, which every operation that says nothing of tokens inherits. The
+/// meaning is the same as on each operation, and generators that read only an operation's own
+/// `security` (openapi-python-client takes any as a token required) let these be called
+/// without a token.
+fn public_by_default(doc: &mut Value) {
+    let public = json!([{}, { "bearer": [] }]);
+    for item in doc["paths"].as_object_mut().expect("paths").values_mut() {
+        for operation in item.as_object_mut().expect("path item").values_mut() {
+            if operation["security"] == public {
+                operation
+                    .as_object_mut()
+                    .expect("an operation")
+                    .remove("security");
+            }
+        }
+    }
+    doc["security"] = public;
 }
 
 /// An RFC 9457 problem document.
@@ -620,7 +642,7 @@ pub mod named {
     );
 }
 
-/// A listing's page is named for what it lists (`GamePage`), not for the generic type.
+/// A listing's page is named for what it lists (`GameStatePage`), not for the generic type.
 fn name_pages(schemas: &mut Map<String, Value>) {
     let generic: Vec<String> = schemas
         .keys()
@@ -719,11 +741,20 @@ fn request_schemas(doc: &Value) -> Vec<String> {
                 .flat_map(|content| content.values())
             {
                 if let Some(reference) = media["schema"]["$ref"].as_str() {
-                    names.push(
-                        reference
-                            .trim_start_matches("#/components/schemas/")
-                            .to_owned(),
-                    );
+                    let name = reference.trim_start_matches("#/components/schemas/");
+                    // A body that is one of several objects (a challenge, one per game): each
+                    // of them is a request too, whose nullable properties may be left out.
+                    let members = doc["components"]["schemas"][name]["oneOf"].as_array();
+                    for member in members.into_iter().flatten() {
+                        if let Some(member) = member["$ref"].as_str() {
+                            names.push(
+                                member
+                                    .trim_start_matches("#/components/schemas/")
+                                    .to_owned(),
+                            );
+                        }
+                    }
+                    names.push(name.to_owned());
                 }
             }
         }
@@ -778,7 +809,12 @@ fn require_nullable(schemas: &mut Map<String, Value>, requests: &[String]) {
 
 /// A stream's media types say what each of their items is: an `Event`.
 fn describe_streams(operation: &mut Value) {
-    let Some(content) = operation["responses"]["200"]["content"].as_object_mut() else {
+    // `get_mut`, not indexing, which would add a `200` to operations without one.
+    let ok = operation["responses"].get_mut("200");
+    let Some(content) = ok
+        .and_then(|ok| ok.get_mut("content"))
+        .and_then(Value::as_object_mut)
+    else {
         return;
     };
     for (media, description) in [
@@ -1088,14 +1124,17 @@ fn describe_caching_and_pages(doc: &mut Value) {
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
-            let ok = &mut operation["responses"]["200"];
-            let page = ok["content"]["application/json"]["schema"]["$ref"]
-                .as_str()
-                .is_some_and(|name| name.ends_with("Page"));
+            // Read without indexing mutably, which would add a `200` to operations without one.
+            let page =
+                operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+                    .as_str()
+                    .is_some_and(|name| name.ends_with("Page"));
             if page {
-                ok["headers"]["Link"] = json!({ "$ref": "#/components/headers/Link" });
+                operation["responses"]["200"]["headers"]["Link"] =
+                    json!({ "$ref": "#/components/headers/Link" });
             }
             if CACHED.contains(&id.as_str()) {
+                let ok = &mut operation["responses"]["200"];
                 ok["headers"]["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
                 ok["headers"]["Cache-Control"] =
                     json!({ "$ref": "#/components/headers/CacheControl" });

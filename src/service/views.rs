@@ -111,7 +111,7 @@ pub struct TokenView {
 
 /// A game.
 #[derive(Serialize, ToSchema)]
-#[schema(as = Game)]
+#[schema(as = GameState)]
 pub struct GameView {
     /// Whether it is the caller's move: false for someone who does not play in the game or sent
     /// no token, and absent from events, whose data every recipient shares.

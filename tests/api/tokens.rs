@@ -55,10 +55,13 @@ pub async fn ask(
     app.send(request).await
 }
 
-/// Whether the operation may be called without a token (`security` lists `{}`).
+/// Whether the operation may be called without a token (`security` lists `{}`; an operation
+/// without `security` of its own has the document's).
 fn public(endpoint: &Endpoint) -> bool {
     let operation = &SPEC["paths"][endpoint.path][endpoint.method.as_str().to_lowercase()];
-    operation["security"]
+    operation
+        .get("security")
+        .unwrap_or(&SPEC["security"])
         .as_array()
         .unwrap_or_else(|| panic!("{} {} lists no security", endpoint.method, endpoint.path))
         .iter()
