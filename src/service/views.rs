@@ -428,7 +428,8 @@ impl From<Move> for MoveView {
 pub struct MovePlayedView {
     #[serde(rename = "move")]
     pub mv: MoveView,
-    /// The game as [`GameView`] writes it, written once for the answer and the move's event.
+    /// The game after the move, as `GET /api/v1/games/{id}` shows it.
+    // Written once, on the reader, for the answer and the move's event.
     #[schema(value_type = GameView)]
     pub game: Box<serde_json::value::RawValue>,
 }
