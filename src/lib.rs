@@ -13,6 +13,7 @@
 pub mod api;
 pub mod auth;
 pub mod background;
+pub mod board;
 pub mod clock;
 pub mod config;
 pub mod db;

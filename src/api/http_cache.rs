@@ -19,22 +19,33 @@ const CACHE_CONTROL: &str = "private, no-cache";
 /// `ETag`, or a 304 with the tag when the request's `If-None-Match` holds it.
 pub fn json(
     req: &HttpRequest,
-    mut builder: HttpResponseBuilder,
+    builder: HttpResponseBuilder,
     body: &impl Serialize,
 ) -> Result<HttpResponse, ApiError> {
     let bytes = serde_json::to_vec(body).map_err(|e| ApiError::Internal(e.into()))?;
+    Ok(bytes_of(req, builder, "application/json", bytes))
+}
+
+/// The answer `builder` with `bytes` of `content_type` and their `ETag`, or a 304 with the tag
+/// when the request's `If-None-Match` holds it (the boards' pictures).
+pub fn bytes_of(
+    req: &HttpRequest,
+    mut builder: HttpResponseBuilder,
+    content_type: &str,
+    bytes: Vec<u8>,
+) -> HttpResponse {
     let tag = entity_tag(&bytes);
     if none_match(req, &tag) {
-        return Ok(HttpResponse::NotModified()
+        return HttpResponse::NotModified()
             .insert_header((header::ETAG, tag))
             .insert_header((header::CACHE_CONTROL, CACHE_CONTROL))
-            .finish());
+            .finish();
     }
-    Ok(builder
+    builder
         .insert_header((header::ETAG, tag))
         .insert_header((header::CACHE_CONTROL, CACHE_CONTROL))
-        .content_type("application/json")
-        .body(bytes))
+        .content_type(content_type.to_owned())
+        .body(bytes)
 }
 
 /// A strong tag: the first 128 bits of the body's SHA-256, quoted.

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod boards;
 pub mod challenges;
 pub mod events;
 pub mod games;
@@ -123,6 +124,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/games" => games::list),
         endpoint!(GET "/api/v1/games/{id}" => games::get),
         endpoint!(GET "/api/v1/games/{id}/record" => games::record),
+        endpoint!(GET "/api/v1/games/{id}/board.svg" => boards::game_svg),
+        endpoint!(GET "/api/v1/games/{id}/board.png" => boards::game_png),
         endpoint!(GET "/api/v1/games/{id}/dice" => games::dice),
         endpoint!(POST "/api/v1/games/{id}/resign" => games::resign, scope(GamePlay)),
         endpoint!(POST "/api/v1/games/{id}/draw/offer" => games::offer_draw, scope(GamePlay)),
@@ -136,6 +139,8 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel, scope(ChallengeWrite)),
         endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score),
         endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves),
+        endpoint!(GET "/api/v1/rules/{game}/board.svg" => boards::rules_svg),
+        endpoint!(GET "/api/v1/rules/{game}/board.png" => boards::rules_png),
         endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
         endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay),
         endpoint!(GET "/api/v1/webhooks" => webhooks::list, scope(WebhooksRead)),

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use crate::api::events as streams;
-use crate::api::{accounts, challenges, games, health, pages, rules, tokens, webhooks};
+use crate::api::{accounts, boards, challenges, games, health, pages, rules, tokens, webhooks};
 use crate::service::events::{self, EventKind};
 
 #[derive(OpenApi)]
@@ -55,6 +55,8 @@ use crate::service::events::{self, EventKind};
         games::history,
         games::play,
         games::record,
+        boards::game_svg,
+        boards::game_png,
         games::dice,
         streams::stream,
         streams::ticket,
@@ -71,6 +73,8 @@ use crate::service::events::{self, EventKind};
         challenges::cancel,
         rules::cheversi_score,
         rules::moves,
+        boards::rules_svg,
+        boards::rules_png,
         rules::play,
         rules::replay,
         webhooks::list,
@@ -1086,7 +1090,15 @@ fn declare_needs(paths: &mut Value) {
 }
 
 /// The answers that carry an `ETag` (`api::http_cache`), by operation.
-const CACHED: [&str; 3] = ["getGame", "listGames", "getMoves"];
+const CACHED: [&str; 7] = [
+    "getGame",
+    "listGames",
+    "getMoves",
+    "getGameBoardSvg",
+    "getGameBoardPng",
+    "boardSvg",
+    "boardPng",
+];
 
 /// The validators of cached answers, and the `Link` header of every listing (`api::paging`):
 /// the answers whose schema is a page.

@@ -51,7 +51,7 @@ pub async fn kinds() -> HttpResponse {
     HttpResponse::Ok().json(KindsView { games })
 }
 
-fn engine(game: &str) -> Result<&'static dyn Engine, ApiError> {
+pub(super) fn engine(game: &str) -> Result<&'static dyn Engine, ApiError> {
     game.parse::<GameKind>()
         .ok()
         .and_then(GameKind::engine)
@@ -74,7 +74,7 @@ pub fn invalid_position(error: PositionError) -> ApiError {
 }
 
 /// The options of a stateless request: invalid ones are the caller's mistake, not the position's.
-fn options(engine: &dyn Engine, options: Option<Value>) -> Result<Value, ApiError> {
+pub(super) fn options(engine: &dyn Engine, options: Option<Value>) -> Result<Value, ApiError> {
     let options = match options {
         Some(options) => super::numbers::integers_in(options, "options")?,
         None => Value::Null,

@@ -237,6 +237,62 @@ pub async fn history(db: &Database, id: String) -> Result<(GameDetails, Vec<Move
     .await
 }
 
+/// A game with its position after `ply` moves: 0 is its start, `None` (or the game's own ply)
+/// now. A ply the game has not reached is invalid input.
+pub async fn position_at(
+    db: &Database,
+    id: String,
+    ply: Option<i32>,
+) -> Result<(GameState, String), ServiceError> {
+    db.read(move |conn| {
+        let game = find(conn, &id)?;
+        let position = match ply {
+            None => game.position.clone(),
+            Some(ply) if ply == game.ply => game.position.clone(),
+            Some(ply) if ply < 0 || ply > game.ply => {
+                return Err(ServiceError::invalid(
+                    "ply",
+                    format!("the game has plies 0 to {}, not {ply}", game.ply),
+                ));
+            }
+            Some(0) => start_of(conn, &game)?,
+            Some(ply) => {
+                db::moves::at(conn, &game.id, ply)?
+                    .ok_or_else(|| {
+                        ServiceError::internal(format!("game {}: no move at ply {ply}", game.id))
+                    })?
+                    .position
+            }
+        };
+        Ok((game, position))
+    })
+    .await
+}
+
+/// The position a game started from: after its opening roll, for the games that have one.
+fn start_of(conn: &mut DbConn, game: &GameState) -> Result<String, ServiceError> {
+    let internal = |e: OptionsError| ServiceError::internal(e.to_string());
+    if !game.engine.opening_roll() {
+        return game.engine.start_position(&game.options).map_err(internal);
+    }
+    let rolls = db::rolls::of_game(conn, &game.id)?;
+    let opening = rolls
+        .iter()
+        .rev()
+        .find(|roll| roll.purpose == super::chance::OPENING)
+        .map(|roll| super::records::parse_dice(&roll.dice));
+    match opening.as_deref() {
+        Some(&[white, black]) => game
+            .engine
+            .start_position_for_opening(&game.options, white, black)
+            .map_err(internal),
+        _ => Err(ServiceError::internal(format!(
+            "game {}: no opening roll of two dice",
+            game.id
+        ))),
+    }
+}
+
 /// A move request as the client sent it.
 #[derive(Clone, Debug)]
 pub struct MoveRequest {

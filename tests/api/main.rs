@@ -3,6 +3,7 @@
 
 mod accounts;
 mod backgammon;
+mod boards;
 mod challenges;
 mod clocks;
 mod concurrency;

@@ -129,6 +129,11 @@ impl Position {
         }
     }
 
+    /// Whose turn of play it is: who rolls or rolled the dice (gnubg's `fMove`).
+    pub fn turn_side(&self) -> Side {
+        self.turn
+    }
+
     pub fn side_board(&self, side: Side) -> &[u8; 25] {
         &self.board[side.index()]
     }

@@ -189,6 +189,16 @@ pub enum Piece {
     Soldier,
 }
 
+/// A piece as a picture shows it (see [`Position::placed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placed {
+    Die(Orientation),
+    King,
+    Soldier,
+    /// A barrier, with its other (higher) square.
+    Barrier(Square),
+}
+
 /// A Cubulus position. Only positions that passed the parser or came from `play` exist, so the
 /// invariants the parser checks (piece counts, one king a side, valid barriers, no king capturable)
 /// hold everywhere else.
@@ -265,12 +275,12 @@ impl Position {
     }
 
     /// Dice a side has lost (fine point 1).
-    pub(super) fn captured_dice(&self, side: Side) -> u32 {
+    pub fn captured_dice(&self, side: Side) -> u32 {
         8 - self.dice[side.index()].count_ones()
     }
 
     /// Barriers a side has lost, counting a soldier as the barrier it was.
-    pub(super) fn captured_barriers(&self, side: Side) -> u32 {
+    pub fn captured_barriers(&self, side: Side) -> u32 {
         2 - self.barrier_count(side) - self.soldiers[side.index()].count_ones()
     }
 
@@ -304,6 +314,28 @@ impl Position {
             }
         }
         None
+    }
+
+    /// Every piece on the board, for a picture: its side, its square and what stands there, a
+    /// barrier once, on its lower square, with its other square. White's first, each side's in
+    /// square order.
+    pub fn placed(&self) -> Vec<(Side, Square, Placed)> {
+        let mut out = Vec::new();
+        for side in Side::BOTH {
+            for sq in squares(self.pieces(side)) {
+                let placed = match self.piece_at(sq) {
+                    Some((_, Piece::Die(o))) => Placed::Die(o),
+                    Some((_, Piece::King)) => Placed::King,
+                    Some((_, Piece::Soldier)) => Placed::Soldier,
+                    Some((_, Piece::Barrier(other))) if other > sq => {
+                        Placed::Barrier(square(other))
+                    }
+                    _ => continue,
+                };
+                out.push((side, square(sq), placed));
+            }
+        }
+        out
     }
 
     /// The piece on `sq` for a player to read: "Black's die 64 on D9", "White's barrier C2D2".

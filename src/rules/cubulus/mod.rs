@@ -17,7 +17,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use board::Position;
+pub use board::{Placed, Position};
 pub use die::{Dir, Orientation};
 
 use super::{EndReason, Game, MoveError, OptionSpec, Outcome, PositionError, Side};

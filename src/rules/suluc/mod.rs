@@ -20,7 +20,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use board::{Kind, Piece, Position};
+pub use board::{Kind, PATH_LEN, Piece, Position, line_square, path_square};
 pub use moves::{Move, Target};
 
 use super::{EndReason, Game, MoveError, OptionSpec, Outcome, PositionError, Side};
