@@ -773,25 +773,43 @@ fn require_nullable(schemas: &mut Map<String, Value>, requests: &[String]) {
 
 /// A stream's media types say what each of their items is: an `Event`.
 fn describe_streams(operation: &mut Value) {
-    let Some(content) = operation["responses"]["200"]["content"].as_object_mut() else {
+    // Looked up without indexing, which would add an empty `200` to an operation without one.
+    let Some(content) = operation
+        .pointer_mut("/responses/200/content")
+        .and_then(Value::as_object_mut)
+    else {
         return;
     };
-    for (media, description) in [
-        (
-            "text/event-stream",
-            "Server-Sent Events; each `data:` line is an `Event`.",
-        ),
-        (
-            "application/x-ndjson",
-            "One `Event` as JSON a line; empty lines are keep-alives.",
-        ),
-    ] {
-        if let Some(entry) = content.get_mut(media) {
-            *entry = json!({
-                "schema": { "type": "string", "description": description },
-                "x-event-schema": schema_ref("Event"),
-            });
-        }
+    // Before OpenAPI 3.2's `itemSchema`, the schema of `text/event-stream` describes each event
+    // of the stream, as its fields read.
+    if let Some(entry) = content.get_mut("text/event-stream") {
+        *entry = json!({
+            "schema": {
+                "type": "object",
+                "description": "Server-Sent Events, each one an `Event`: `id` is its id, `event` its type, `data` the event as JSON.",
+                "required": ["id", "event", "data"],
+                "properties": {
+                    "id": { "type": "string", "pattern": "^[0-9]+$" },
+                    "event": { "type": "string" },
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": schema_ref("Event"),
+                    },
+                    "retry": { "type": "integer", "minimum": 0 },
+                },
+            },
+            "x-event-schema": schema_ref("Event"),
+        });
+    }
+    if let Some(entry) = content.get_mut("application/x-ndjson") {
+        *entry = json!({
+            "schema": {
+                "type": "string",
+                "description": "One `Event` as JSON a line; empty lines are keep-alives.",
+            },
+            "x-event-schema": schema_ref("Event"),
+        });
     }
 }
 
@@ -1053,7 +1071,9 @@ fn describe_caching_and_pages(doc: &mut Value) {
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
-            let ok = &mut operation["responses"]["200"];
+            let Some(ok) = operation.pointer_mut("/responses/200") else {
+                continue;
+            };
             let page = ok["content"]["application/json"]["schema"]["$ref"]
                 .as_str()
                 .is_some_and(|name| name.ends_with("Page"));
