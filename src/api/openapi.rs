@@ -163,12 +163,14 @@ fn document() -> Value {
     refer_to_components(schemas);
     flatten_all_of(schemas);
     // A problem's extension members are there only for the problems they belong to.
-    let requests = [request_schemas(&doc), vec!["Problem".to_owned()]].concat();
+    let bodies = request_schemas(&doc);
+    let requests = [bodies.clone(), vec!["Problem".to_owned()]].concat();
     let schemas = doc["components"]["schemas"]
         .as_object_mut()
         .expect("schemas");
     require_nullable(schemas, &requests);
     open_enums(schemas, &requests);
+    constrain_requests(schemas, &bodies);
     close_objects(schemas);
     let paths = doc["paths"].as_object_mut().expect("paths");
     for item in paths.values_mut() {
@@ -178,6 +180,7 @@ fn document() -> Value {
         }
     }
     rename_refs(&mut doc["paths"]);
+    forbid_nul_in_parameters(&mut doc["paths"]);
     add_examples(&mut doc["paths"]);
     add_links(&mut doc["paths"]);
     describe_caching_and_pages(&mut doc);
@@ -703,8 +706,34 @@ fn flatten_all_of(schemas: &mut Map<String, Value>) {
     }
 }
 
-/// The schemas of request bodies: the only ones with properties a client may leave out.
+/// The schemas of request bodies, and the variants of those that are unions (a new challenge
+/// is one schema per game): the only ones with properties a client may leave out.
 fn request_schemas(doc: &Value) -> Vec<String> {
+    let mut names = body_schemas(doc);
+    let schemas = &doc["components"]["schemas"];
+    let variants: Vec<String> = names
+        .iter()
+        .flat_map(|name| {
+            schemas[name]["oneOf"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|variant| {
+            let reference = variant["$ref"].as_str()?;
+            Some(
+                reference
+                    .trim_start_matches("#/components/schemas/")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    names.extend(variants);
+    names
+}
+
+/// The schemas request bodies refer to.
+fn body_schemas(doc: &Value) -> Vec<String> {
     let mut names = Vec::new();
     for item in doc["paths"].as_object().expect("paths").values() {
         for operation in item.as_object().expect("path item").values() {
@@ -767,6 +796,113 @@ fn require_nullable(schemas: &mut Map<String, Value>, requests: &[String]) {
     for (name, schema) in schemas.iter_mut() {
         if !requests.contains(name) {
             walk(schema);
+        }
+    }
+}
+
+/// No text the server reads may hold the NUL character (`api::Text`): PostgreSQL cannot store
+/// it and nothing here means one. The pattern of a string that has none of its own.
+const NO_NUL: &str = "^[^\\u0000]*$";
+
+fn forbid_nul(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let string = match object.get("type") {
+        Some(Value::String(kind)) => kind == "string",
+        Some(Value::Array(kinds)) => kinds.contains(&json!("string")),
+        _ => false,
+    };
+    let bounded = ["pattern", "enum", "const", "format"]
+        .iter()
+        .any(|key| object.contains_key(*key));
+    if string && !bounded {
+        object.insert("pattern".into(), json!(NO_NUL));
+    }
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        properties.values_mut().for_each(forbid_nul);
+    }
+    if let Some(items) = object.get_mut("items") {
+        forbid_nul(items);
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        if let Some(Value::Array(parts)) = object.get_mut(key) {
+            parts.iter_mut().for_each(forbid_nul);
+        }
+    }
+}
+
+/// The strings of path and query parameters hold no NUL either.
+fn forbid_nul_in_parameters(paths: &mut Value) {
+    for item in paths.as_object_mut().expect("paths").values_mut() {
+        for operation in item.as_object_mut().expect("path item").values_mut() {
+            let Some(parameters) = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+            else {
+                continue;
+            };
+            for parameter in parameters {
+                if matches!(parameter["in"].as_str(), Some("path" | "query")) {
+                    forbid_nul(&mut parameter["schema"]);
+                }
+            }
+        }
+    }
+}
+
+/// The limits of request bodies that the server enforces beyond what the types say: no NUL in
+/// any text, a time zone from the zone database, a webhook's URL and event types.
+fn constrain_requests(schemas: &mut Map<String, Value>, requests: &[String]) {
+    for name in requests {
+        if let Some(schema) = schemas.get_mut(name) {
+            forbid_nul(schema);
+        }
+    }
+    let zones: Vec<&str> = chrono_tz::TZ_VARIANTS
+        .iter()
+        .map(|zone| zone.name())
+        .collect();
+    schemas.insert(
+        "TimeZone".into(),
+        json!({
+            "type": "string",
+            "description": "An IANA time zone name, as the server's zone database has it.",
+            "enum": zones,
+        }),
+    );
+    let zone = &mut schemas["AccountChanges"]["properties"]["time_zone"];
+    *zone = json!({
+        "description": zone["description"],
+        "examples": zone["examples"],
+        "oneOf": [schema_ref("TimeZone"), { "type": "null" }],
+    });
+    for name in ["NewWebhook", "WebhookChanges"] {
+        let properties = &mut schemas[name]["properties"];
+        properties["url"]["pattern"] = json!(r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\u0000]*$");
+        let events = &mut properties["events"];
+        let one_of = json!([
+            json!({
+                "type": "array",
+                "description": "These event types.",
+                "items": schema_ref("EventType"),
+                "minItems": 1,
+            }),
+            json!({
+                "type": "array",
+                "description": "Every event type: `[\"*\"]`.",
+                "items": { "type": "string", "const": "*" },
+                "minItems": 1,
+                "maxItems": 1,
+            }),
+            { "type": "null" },
+        ]);
+        *events = json!({ "description": events["description"], "oneOf": one_of });
+        if events["description"].is_null() {
+            events
+                .as_object_mut()
+                .expect("an object")
+                .remove("description");
         }
     }
 }

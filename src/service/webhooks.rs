@@ -183,10 +183,10 @@ pub struct WebhookChanges {
 /// Reads a URL: `http` or `https`, with a host, no credentials or fragment, not too long.
 fn parse_url(text: &str) -> Result<url::Url, ServiceError> {
     let invalid = |detail: String| ServiceError::invalid("url", detail);
-    if text.len() > MAX_URL_LENGTH {
+    let length = text.chars().count();
+    if length > MAX_URL_LENGTH {
         return Err(invalid(format!(
-            "the URL is {} bytes long; at most {MAX_URL_LENGTH}",
-            text.len()
+            "the URL is {length} characters long; at most {MAX_URL_LENGTH}"
         )));
     }
     let url = url::Url::parse(text.trim())

@@ -10,6 +10,7 @@ mod cors;
 mod cubulus;
 mod errors;
 mod events;
+mod fuzzed;
 mod games;
 mod hashing;
 mod helpers;
