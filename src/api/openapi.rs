@@ -316,7 +316,7 @@ fn responses() -> Value {
         "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` (with `limit`), `webhook-disabled`."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
-        "UnsupportedMediaType": problem("The body is not sent as `application/json`. Type `unsupported-media-type`."),
+        "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`). Type `unsupported-media-type`."),
         "Unprocessable": problem("The request was read but refused. Types: `validation-failed` (with `field`), `illegal-move` and `invalid-move-syntax` (with `legal_moves`), `ambiguous-move` (with `candidates`), `invalid-position` (with `token`, the offending token when one is to blame), `invalid-record` (with `line`, the line at fault when one is), `webhook-address-refused` (with `field` and `reason`, the kind of address: `loopback`, `private`, `shared`, `link-local`, `multicast`, `unspecified`, `documentation`, `benchmarking`, `reserved` or `unresolvable`)."),
         "RequestTimeout": timeout,
         "TooManyRequests": too_many,

@@ -157,3 +157,45 @@ async fn a_webhook_urls_length_is_counted_in_characters() {
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(refused.body["field"], "url");
 }
+
+/// Every operation that reads a body describes 415 for a body of another media type, and the
+/// reset page's form answers it too (it answered 400).
+#[actix_web::test]
+async fn a_form_sent_as_json_is_an_unsupported_media_type() {
+    let app = spawn_app().await;
+    let form = app
+        .send(
+            TestRequest::post()
+                .uri("/reset-password")
+                .set_json(json!({"token": "x", "new_password": "long enough"})),
+        )
+        .await;
+    assert_eq!(
+        form.status,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "{}",
+        form.body
+    );
+    assert_eq!(form.problem(), "unsupported-media-type");
+    assert!(
+        form.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("application/x-www-form-urlencoded")
+    );
+    let json = app
+        .send(
+            TestRequest::post()
+                .uri("/api/v1/auth/login")
+                .insert_header(("Content-Type", "text/plain"))
+                .set_payload("alice"),
+        )
+        .await;
+    assert_eq!(json.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert!(
+        json.body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("application/json")
+    );
+}
