@@ -28,7 +28,7 @@ pub struct CreateBody {
     #[schema(value_type = GameKind, examples("cheversi"))]
     game: Text,
     /// A username. Without it, the challenge is open to anyone.
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$")]
     opponent: Option<Text>,
     /// The colour the challenger plays; `random` by default.
     #[schema(value_type = Option<ColorChoice>)]

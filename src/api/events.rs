@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::api::Text;
 use crate::api::auth::bearer_token;
+use crate::api::numbers;
 use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller};
 use crate::db::Database;
@@ -136,34 +137,45 @@ pub struct StreamQuery {
 #[into_params(parameter_in = Header)]
 #[allow(dead_code)]
 struct Resume {
-    /// Replay the events after this id first; wins over `since`.
-    #[param(rename = "Last-Event-ID", minimum = 0)]
-    last_event_id: Option<i64>,
+    /// Replay the events after this id first; wins over `since`. The `id` of the last event
+    /// seen, as the stream wrote it (what `EventSource` sends when it reconnects).
+    #[param(rename = "Last-Event-ID", value_type = String, required = false, pattern = "^[0-9]+$")]
+    last_event_id: Option<String>,
 }
 
 /// Where to resume: `Last-Event-ID` (what `EventSource` sends when it reconnects, so newer
-/// than the URL's `since`), else `since`.
+/// than the URL's `since`), else `since`. `since` is an event id written as any JSON number
+/// without a fraction (`docs/http.md`); the header is the id as the stream wrote it, digits.
+/// Each one sent is checked, whichever wins; an id too large for any event is one this server
+/// never gave, which the feed answers as such (410).
 fn resume_point(req: &HttpRequest, since: Option<&str>) -> Result<Option<i64>, ApiError> {
-    let last_event_id = req
-        .headers()
-        .get("last-event-id")
-        .map(|value| value.to_str().unwrap_or("\u{fffd}").trim().to_owned())
-        .filter(|value| !value.is_empty());
-    let (field, text) = match (&last_event_id, since) {
-        (Some(id), _) => ("Last-Event-ID", id.as_str()),
-        (None, Some(since)) => ("since", since),
-        (None, None) => return Ok(None),
+    let not_an_id = |field: &str, text: &str| {
+        ApiError::validation(
+            "since",
+            format!("{field} is the id of an event, a whole number from 0, not `{text}`"),
+        )
     };
-    text.parse::<i64>()
-        .ok()
-        .filter(|id| *id >= 0)
-        .map(Some)
-        .ok_or_else(|| {
-            ApiError::validation(
-                "since",
-                format!("{field} is the id of an event, a whole number from 0, not `{text}`"),
-            )
-        })
+    let since = match since {
+        Some(text) => Some(
+            numbers::parse(text)
+                .and_then(|id| id.whole("since").ok())
+                .and_then(|id| i64::try_from(id).ok())
+                .filter(|id| *id >= 0)
+                .ok_or_else(|| not_an_id("since", text))?,
+        ),
+        None => None,
+    };
+    let Some(header) = req.headers().get("last-event-id") else {
+        return Ok(since);
+    };
+    let text = header
+        .to_str()
+        .unwrap_or("\u{fffd}")
+        .trim_matches([' ', '\t']);
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(not_an_id("Last-Event-ID", text));
+    }
+    Ok(Some(text.parse::<i64>().unwrap_or(i64::MAX)))
 }
 
 /// The token of a request the guard let through with a confirmed session: who holds the

@@ -57,7 +57,7 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
 #[utoipa::path(get, path = "/api/v1/openapi.yaml", tag = "health", operation_id = "openapiYaml",
     security((), ("bearer" = [])),
     responses((status = 200, description = "The OpenAPI description of the server.",
-        body = String, content_type = "application/yaml")))]
+        body = Value, content_type = "application/yaml")))]
 pub async fn openapi_yaml() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/yaml")

@@ -244,7 +244,9 @@ pub fn json_config() -> web::JsonConfig {
                 | JsonPayloadError::Overflow { .. } => ApiError::PayloadTooLarge {
                     limit: MAX_BODY_BYTES,
                 },
-                JsonPayloadError::ContentType => ApiError::UnsupportedMediaType,
+                JsonPayloadError::ContentType => ApiError::UnsupportedMediaType {
+                    expected: "application/json",
+                },
                 JsonPayloadError::Deserialize(e) => {
                     ApiError::BadRequest(format!("the JSON body does not fit this endpoint: {e}"))
                 }
@@ -266,9 +268,9 @@ pub fn form_config() -> web::FormConfig {
                 UrlencodedError::Overflow { .. } => ApiError::PayloadTooLarge {
                     limit: MAX_BODY_BYTES,
                 },
-                UrlencodedError::ContentType => ApiError::BadRequest(
-                    "the form must be sent as application/x-www-form-urlencoded".into(),
-                ),
+                UrlencodedError::ContentType => ApiError::UnsupportedMediaType {
+                    expected: "application/x-www-form-urlencoded",
+                },
                 other => ApiError::BadRequest(format!("the form could not be read: {other}")),
             };
             api.into()

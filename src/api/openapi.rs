@@ -168,12 +168,14 @@ fn document() -> Value {
     refer_to_components(schemas);
     flatten_all_of(schemas);
     // A problem's extension members are there only for the problems they belong to.
-    let requests = [request_schemas(&doc), vec!["Problem".to_owned()]].concat();
+    let bodies = request_schemas(&doc);
+    let requests = [bodies.clone(), vec!["Problem".to_owned()]].concat();
     let schemas = doc["components"]["schemas"]
         .as_object_mut()
         .expect("schemas");
     require_nullable(schemas, &requests);
     open_enums(schemas, &requests);
+    constrain_requests(schemas, &bodies);
     close_objects(schemas);
     let paths = doc["paths"].as_object_mut().expect("paths");
     for item in paths.values_mut() {
@@ -183,6 +185,7 @@ fn document() -> Value {
         }
     }
     rename_refs(&mut doc["paths"]);
+    forbid_nul_in_parameters(&mut doc["paths"]);
     add_examples(&mut doc["paths"]);
     add_links(&mut doc["paths"]);
     describe_caching_and_pages(&mut doc);
@@ -190,26 +193,6 @@ fn document() -> Value {
     declare_needs(&mut doc["paths"]);
     public_by_default(&mut doc);
     doc
-}
-
-/// What the public operations ask of a token (none, but one that is sent must hold) is the
-/// document's `security`, which every operation that says nothing of tokens inherits. The
-/// meaning is the same as on each operation, and generators that read only an operation's own
-/// `security` (openapi-python-client takes any as a token required) let these be called
-/// without a token.
-fn public_by_default(doc: &mut Value) {
-    let public = json!([{}, { "bearer": [] }]);
-    for item in doc["paths"].as_object_mut().expect("paths").values_mut() {
-        for operation in item.as_object_mut().expect("path item").values_mut() {
-            if operation["security"] == public {
-                operation
-                    .as_object_mut()
-                    .expect("an operation")
-                    .remove("security");
-            }
-        }
-    }
-    doc["security"] = public;
 }
 
 /// An RFC 9457 problem document.
@@ -339,7 +322,7 @@ fn responses() -> Value {
         "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
-        "UnsupportedMediaType": problem("The body is not sent as `application/json`. Type `unsupported-media-type`."),
+        "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`). Type `unsupported-media-type`."),
         "Unprocessable": problem("The request was read but refused. Types: `validation-failed` (with `field`), `illegal-move` and `invalid-move-syntax` (with `legal_moves`), `ambiguous-move` (with `candidates`), `invalid-position` (with `token`, the offending token when one is to blame), `invalid-record` (with `line`, the line at fault when one is), `webhook-address-refused` (with `field` and `reason`, the kind of address: `loopback`, `private`, `shared`, `link-local`, `multicast`, `unspecified`, `documentation`, `benchmarking`, `reserved` or `unresolvable`)."),
         "RequestTimeout": timeout,
         "TooManyRequests": too_many,
@@ -734,8 +717,34 @@ fn flatten_all_of(schemas: &mut Map<String, Value>) {
     }
 }
 
-/// The schemas of request bodies: the only ones with properties a client may leave out.
+/// The schemas of request bodies, and the variants of those that are unions (a new challenge
+/// is one schema per game): the only ones with properties a client may leave out.
 fn request_schemas(doc: &Value) -> Vec<String> {
+    let mut names = body_schemas(doc);
+    let schemas = &doc["components"]["schemas"];
+    let variants: Vec<String> = names
+        .iter()
+        .flat_map(|name| {
+            schemas[name]["oneOf"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|variant| {
+            let reference = variant["$ref"].as_str()?;
+            Some(
+                reference
+                    .trim_start_matches("#/components/schemas/")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    names.extend(variants);
+    names
+}
+
+/// The schemas request bodies refer to.
+fn body_schemas(doc: &Value) -> Vec<String> {
     let mut names = Vec::new();
     for item in doc["paths"].as_object().expect("paths").values() {
         for operation in item.as_object().expect("path item").values() {
@@ -745,20 +754,11 @@ fn request_schemas(doc: &Value) -> Vec<String> {
                 .flat_map(|content| content.values())
             {
                 if let Some(reference) = media["schema"]["$ref"].as_str() {
-                    let name = reference.trim_start_matches("#/components/schemas/");
-                    // A body that is one of several objects (a challenge, one per game): each
-                    // of them is a request too, whose nullable properties may be left out.
-                    let members = doc["components"]["schemas"][name]["oneOf"].as_array();
-                    for member in members.into_iter().flatten() {
-                        if let Some(member) = member["$ref"].as_str() {
-                            names.push(
-                                member
-                                    .trim_start_matches("#/components/schemas/")
-                                    .to_owned(),
-                            );
-                        }
-                    }
-                    names.push(name.to_owned());
+                    names.push(
+                        reference
+                            .trim_start_matches("#/components/schemas/")
+                            .to_owned(),
+                    );
                 }
             }
         }
@@ -811,32 +811,157 @@ fn require_nullable(schemas: &mut Map<String, Value>, requests: &[String]) {
     }
 }
 
+/// No text the server reads may hold the NUL character (`api::Text`): PostgreSQL cannot store
+/// it and nothing here means one. The pattern of a string that has none of its own.
+const NO_NUL: &str = "^[^\\u0000]*$";
+
+fn forbid_nul(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    let string = match object.get("type") {
+        Some(Value::String(kind)) => kind == "string",
+        Some(Value::Array(kinds)) => kinds.contains(&json!("string")),
+        _ => false,
+    };
+    let bounded = ["pattern", "enum", "const", "format"]
+        .iter()
+        .any(|key| object.contains_key(*key));
+    if string && !bounded {
+        object.insert("pattern".into(), json!(NO_NUL));
+    }
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        properties.values_mut().for_each(forbid_nul);
+    }
+    if let Some(items) = object.get_mut("items") {
+        forbid_nul(items);
+    }
+    for key in ["oneOf", "anyOf", "allOf"] {
+        if let Some(Value::Array(parts)) = object.get_mut(key) {
+            parts.iter_mut().for_each(forbid_nul);
+        }
+    }
+}
+
+/// The strings of path and query parameters hold no NUL either.
+fn forbid_nul_in_parameters(paths: &mut Value) {
+    for item in paths.as_object_mut().expect("paths").values_mut() {
+        for operation in item.as_object_mut().expect("path item").values_mut() {
+            let Some(parameters) = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+            else {
+                continue;
+            };
+            for parameter in parameters {
+                if matches!(parameter["in"].as_str(), Some("path" | "query")) {
+                    forbid_nul(&mut parameter["schema"]);
+                }
+            }
+        }
+    }
+}
+
+/// The limits of request bodies that the server enforces beyond what the types say: no NUL in
+/// any text, a time zone from the zone database, a webhook's URL and event types.
+fn constrain_requests(schemas: &mut Map<String, Value>, requests: &[String]) {
+    for name in requests {
+        if let Some(schema) = schemas.get_mut(name) {
+            forbid_nul(schema);
+        }
+    }
+    let zones: Vec<&str> = chrono_tz::TZ_VARIANTS
+        .iter()
+        .map(|zone| zone.name())
+        .collect();
+    // Names for generated enums: zone names differ in `+`, `-` and `/` alone (`GMT+0`, `GMT-0`,
+    // `GMT0`), which generators would otherwise fold into one name.
+    let names: Vec<String> = zones
+        .iter()
+        .map(|zone| {
+            zone.replace('+', "_PLUS_")
+                .replace('-', "_MINUS_")
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_uppercase()
+                    } else {
+                        '_'
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "two time zones share a generated name"
+    );
+    schemas.insert(
+        "TimeZone".into(),
+        json!({
+            "type": "string",
+            "description": "An IANA time zone name, as the server's zone database has it.",
+            "enum": zones,
+            "x-enum-varnames": names,
+        }),
+    );
+    let zone = &mut schemas["AccountChanges"]["properties"]["time_zone"];
+    *zone = json!({
+        "description": zone["description"],
+        "examples": zone["examples"],
+        "oneOf": [schema_ref("TimeZone"), { "type": "null" }],
+    });
+    for name in ["NewWebhook", "WebhookChanges"] {
+        let properties = &mut schemas[name]["properties"];
+        properties["url"]["pattern"] = json!(r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\u0000]*$");
+        // `*` means every type, alone or beside others.
+        properties["events"]["minItems"] = json!(1);
+    }
+}
+
 /// A stream's media types say what each of their items is: an `Event`.
 fn describe_streams(operation: &mut Value) {
-    // `get_mut`, not indexing, which would add a `200` to operations without one.
-    let ok = operation["responses"].get_mut("200");
-    let Some(content) = ok
-        .and_then(|ok| ok.get_mut("content"))
+    // Looked up without indexing, which would add an empty `200` to an operation without one.
+    let Some(content) = operation
+        .pointer_mut("/responses/200/content")
         .and_then(Value::as_object_mut)
     else {
         return;
     };
-    for (media, description) in [
-        (
-            "text/event-stream",
-            "Server-Sent Events; each `data:` line is an `Event`.",
-        ),
-        (
-            "application/x-ndjson",
-            "One `Event` as JSON a line; empty lines are keep-alives.",
-        ),
-    ] {
-        if let Some(entry) = content.get_mut(media) {
-            *entry = json!({
-                "schema": { "type": "string", "description": description },
-                "x-event-schema": schema_ref("Event"),
-            });
-        }
+    // Before OpenAPI 3.2's `itemSchema`, the schema of `text/event-stream` describes each event
+    // of the stream, as its fields read.
+    if let Some(entry) = content.get_mut("text/event-stream") {
+        *entry = json!({
+            "schema": {
+                "type": "object",
+                "description": "Server-Sent Events, each one an `Event`: `id` is its id, `event` its type, `data` the event as JSON.",
+                "required": ["id", "event", "data"],
+                "properties": {
+                    "id": { "type": "string", "pattern": "^[0-9]+$" },
+                    "event": { "type": "string" },
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": schema_ref("Event"),
+                    },
+                    "retry": { "type": "integer", "minimum": 0 },
+                },
+            },
+            "x-event-schema": schema_ref("Event"),
+        });
+    }
+    if let Some(entry) = content.get_mut("application/x-ndjson") {
+        *entry = json!({
+            "schema": {
+                "type": "string",
+                "description": "One `Event` as JSON a line; empty lines are keep-alives.",
+            },
+            "x-event-schema": schema_ref("Event"),
+        });
     }
 }
 
@@ -1136,17 +1261,16 @@ fn describe_caching_and_pages(doc: &mut Value) {
                 .as_str()
                 .unwrap_or_default()
                 .to_owned();
-            // Read without indexing mutably, which would add a `200` to operations without one.
-            let page =
-                operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
-                    .as_str()
-                    .is_some_and(|name| name.ends_with("Page"));
+            let Some(ok) = operation.pointer_mut("/responses/200") else {
+                continue;
+            };
+            let page = ok["content"]["application/json"]["schema"]["$ref"]
+                .as_str()
+                .is_some_and(|name| name.ends_with("Page"));
             if page {
-                operation["responses"]["200"]["headers"]["Link"] =
-                    json!({ "$ref": "#/components/headers/Link" });
+                ok["headers"]["Link"] = json!({ "$ref": "#/components/headers/Link" });
             }
             if CACHED.contains(&id.as_str()) {
-                let ok = &mut operation["responses"]["200"];
                 ok["headers"]["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
                 ok["headers"]["Cache-Control"] =
                     json!({ "$ref": "#/components/headers/CacheControl" });
@@ -1163,4 +1287,24 @@ fn describe_caching_and_pages(doc: &mut Value) {
             }
         }
     }
+}
+
+/// What the public operations ask of a token (none, but one that is sent must hold) is the
+/// document's `security`, which every operation that says nothing of tokens inherits. The
+/// meaning is the same as on each operation, and generators that read only an operation's own
+/// `security` (openapi-python-client takes any as a token required) let these be called
+/// without a token.
+fn public_by_default(doc: &mut Value) {
+    let public = json!([{}, { "bearer": [] }]);
+    for item in doc["paths"].as_object_mut().expect("paths").values_mut() {
+        for operation in item.as_object_mut().expect("path item").values_mut() {
+            if operation["security"] == public {
+                operation
+                    .as_object_mut()
+                    .expect("an operation")
+                    .remove("security");
+            }
+        }
+    }
+    doc["security"] = public;
 }

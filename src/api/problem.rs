@@ -26,8 +26,9 @@ pub enum ApiError {
     Validation { detail: String, field: &'static str },
     #[error("the request body is larger than the {limit} bytes this endpoint accepts")]
     PayloadTooLarge { limit: usize },
-    #[error("the request body must be JSON, sent with `Content-Type: application/json`")]
-    UnsupportedMediaType,
+    /// The body is not sent as the endpoint reads it: JSON, or the reset page's form.
+    #[error("the request body must be sent with `Content-Type: {expected}`")]
+    UnsupportedMediaType { expected: &'static str },
     /// No valid credentials. Deliberately says nothing about which part was wrong.
     #[error("{0}")]
     Unauthorized(Unauthenticated),
@@ -146,9 +147,10 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => {
                 ("payload-too-large", "The request body is too large")
             }
-            ApiError::UnsupportedMediaType => {
-                ("unsupported-media-type", "The request body must be JSON")
-            }
+            ApiError::UnsupportedMediaType { .. } => (
+                "unsupported-media-type",
+                "The request body is not of the media type this endpoint reads",
+            ),
             ApiError::Unauthorized(_) => ("unauthorized", "Authentication required"),
             ApiError::Forbidden(_) => ("forbidden", "Not allowed"),
             ApiError::MissingScope { .. } => ("missing-scope", "The token lacks a scope"),
@@ -212,7 +214,7 @@ impl ResponseError for ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_)
             | ApiError::MissingScope { .. }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::Text;
+use super::numbers::Integer;
 use crate::api::openapi::named::*;
 use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller};
@@ -25,8 +26,8 @@ pub struct CreateBody {
     #[schema(value_type = Vec<Scope>, min_items = 1)]
     scopes: Vec<Text>,
     /// 90 by default.
-    #[schema(minimum = 1, maximum = 365, default = 90)]
-    expires_in_days: Option<i64>,
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 365, default = 90)]
+    expires_in_days: Option<Integer>,
 }
 
 /// Makes a personal access token for a script or a bot, limited to its scopes.
@@ -58,7 +59,10 @@ pub async fn create(
     let new = NewToken {
         name: body.name.into(),
         scopes: body.scopes.into_iter().map(String::from).collect(),
-        expires_in_days: body.expires_in_days,
+        expires_in_days: body
+            .expires_in_days
+            .map(|days| days.get::<i64>("expires_in_days"))
+            .transpose()?,
     };
     let created = tokens::create(&state.db, user, &caller, new, state.clock.now()).await?;
     Ok(HttpResponse::Created()

@@ -19,7 +19,8 @@ pub const REMINDER_HOURS: RangeInclusive<u32> = 1..=168;
 pub const MAX_REMINDERS: usize = 5;
 
 /// Checks a player's reminder points and returns them without repeats, largest (earliest
-/// reminder) first. An empty list is valid: no reminders.
+/// reminder) first. An empty list is valid: no reminders. At most [`MAX_REMINDERS`] points may
+/// be sent, repeats included, as the API's description says (`maxItems`).
 pub fn validate_reminder_hours(points: &[u32]) -> Result<Vec<u32>, String> {
     let out_of_range: Vec<String> = points
         .iter()
@@ -34,13 +35,13 @@ pub fn validate_reminder_hours(points: &[u32]) -> Result<Vec<u32>, String> {
             out_of_range.join(", ")
         ));
     }
-    let distinct: BTreeSet<u32> = points.iter().copied().collect();
-    if distinct.len() > MAX_REMINDERS {
+    if points.len() > MAX_REMINDERS {
         return Err(format!(
-            "at most {MAX_REMINDERS} different reminder hours are allowed, got {}",
-            distinct.len()
+            "at most {MAX_REMINDERS} reminder hours are allowed, got {}",
+            points.len()
         ));
     }
+    let distinct: BTreeSet<u32> = points.iter().copied().collect();
     Ok(distinct.into_iter().rev().collect())
 }
 
@@ -119,11 +120,11 @@ mod tests {
         );
         assert_eq!(
             validate_reminder_hours(&[1, 2, 3, 4, 5, 6]),
-            Err("at most 5 different reminder hours are allowed, got 6".to_owned())
+            Err("at most 5 reminder hours are allowed, got 6".to_owned())
         );
         assert_eq!(
-            validate_reminder_hours(&[1, 2, 3, 4, 5, 5, 5]),
-            Ok(vec![5, 4, 3, 2, 1])
+            validate_reminder_hours(&[1, 2, 3, 3, 3, 3]),
+            Err("at most 5 reminder hours are allowed, got 6".to_owned())
         );
     }
 

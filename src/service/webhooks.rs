@@ -183,10 +183,10 @@ pub struct WebhookChanges {
 /// Reads a URL: `http` or `https`, with a host, no credentials or fragment, not too long.
 fn parse_url(text: &str) -> Result<url::Url, ServiceError> {
     let invalid = |detail: String| ServiceError::invalid("url", detail);
-    if text.len() > MAX_URL_LENGTH {
+    let length = text.chars().count();
+    if length > MAX_URL_LENGTH {
         return Err(invalid(format!(
-            "the URL is {} bytes long; at most {MAX_URL_LENGTH}",
-            text.len()
+            "the URL is {length} characters long; at most {MAX_URL_LENGTH}"
         )));
     }
     let url = url::Url::parse(text.trim())
@@ -232,25 +232,21 @@ fn parse_events(events: Option<Vec<String>>) -> Result<String, ServiceError> {
             "list at least one event type, or `{ALL}` for all of them"
         )));
     }
+    let mut kinds = Vec::new();
+    for name in names.iter().filter(|name| *name != ALL) {
+        let kind = EventKind::parse(name).ok_or_else(|| {
+            let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+            invalid(format!(
+                "`{name}` is not an event type; the types are {}, or `{ALL}` for all",
+                known.join(", ")
+            ))
+        })?;
+        kinds.push(kind);
+    }
+    // `*` means every type, whatever else is listed beside it.
     let chosen: Vec<&str> = if names.iter().any(|name| name == ALL) {
-        if names.len() > 1 {
-            return Err(invalid(format!(
-                "`{ALL}` means every event type; send it alone"
-            )));
-        }
         vec![ALL]
     } else {
-        let mut kinds = Vec::new();
-        for name in &names {
-            let kind = EventKind::parse(name).ok_or_else(|| {
-                let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
-                invalid(format!(
-                    "`{name}` is not an event type; the types are {}, or `{ALL}` for all",
-                    known.join(", ")
-                ))
-            })?;
-            kinds.push(kind);
-        }
         EventKind::ALL
             .iter()
             .filter(|kind| kinds.contains(kind))

@@ -11,6 +11,7 @@ mod cors;
 mod cubulus;
 mod errors;
 mod events;
+mod fuzzed;
 mod games;
 mod hashing;
 mod helpers;

@@ -105,7 +105,53 @@ pub fn check_response(method: &Method, path: &str, response: &TestResponse) {
         !media.is_null(),
         "{method} {template} {status} answered with {content_type}, which is not documented"
     );
-    let mut schema = media["schema"].clone();
+    // The schema of an event stream describes each of its events, as its fields read.
+    let instances = if content_type == "text/event-stream" {
+        server_sent_events(response.body.as_str().unwrap_or_default())
+    } else if content_type == "application/yaml" {
+        let text = response.body.as_str().expect("YAML text");
+        vec![serde_yaml_ng::from_str(text).expect("the YAML reads")]
+    } else {
+        vec![response.body.clone()]
+    };
+    for instance in &instances {
+        assert_matches(
+            &media["schema"],
+            instance,
+            &format!("{method} {template} {status}"),
+        );
+        if content_type == "text/event-stream" {
+            let data: Value = serde_json::from_str(instance["data"].as_str().unwrap())
+                .expect("an event's data is JSON");
+            assert_matches(
+                &media["x-event-schema"],
+                &data,
+                &format!("{method} {template} {status}"),
+            );
+        }
+    }
+}
+
+/// The events of a Server-Sent Events text, as a client reads them: `id`, `event`, `data`.
+fn server_sent_events(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter_map(|block| {
+            let mut event = serde_json::Map::new();
+            for line in block.lines().filter(|line| !line.starts_with(':')) {
+                let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                let value = value.strip_prefix(' ').unwrap_or(value);
+                match field {
+                    "retry" => event.insert(field.into(), json!(value.parse::<u64>().ok()?)),
+                    _ => event.insert(field.into(), json!(value)),
+                };
+            }
+            event.contains_key("data").then_some(Value::Object(event))
+        })
+        .collect()
+}
+
+fn assert_matches(schema: &Value, instance: &Value, what: &str) {
+    let mut schema = schema.clone();
     // Make the component schemas reachable from the response schema's own root.
     schema
         .as_object_mut()
@@ -113,14 +159,13 @@ pub fn check_response(method: &Method, path: &str, response: &TestResponse) {
         .insert("components".into(), SPEC["components"].clone());
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     let errors: Vec<String> = validator
-        .iter_errors(&response.body)
+        .iter_errors(instance)
         .map(|e| format!("{} at {}", e, e.instance_path))
         .collect();
     assert!(
         errors.is_empty(),
-        "{method} {template} {status} does not match openapi.yaml:\n{}\nbody: {}",
+        "{what} does not match openapi.yaml:\n{}\nbody: {instance}",
         errors.join("\n"),
-        response.body
     );
 }
 
@@ -273,4 +318,30 @@ fn every_reference_resolves() {
     let mut dangling = Vec::new();
     walk(&SPEC, &mut dangling);
     assert!(dangling.is_empty(), "dangling references: {dangling:?}");
+}
+
+/// Every response of every operation is a Response Object: a description, and content (when
+/// there is any) as a map of media types. A `null` in their place is no response at all, and
+/// tools that read the description (Schemathesis, generators) fail on it.
+#[test]
+fn every_response_is_a_response_object() {
+    for (path, item) in SPEC["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let responses = operation["responses"].as_object().unwrap();
+            for (status, response) in responses {
+                let what = format!("{method} {path} {status}");
+                let response = resolve(response);
+                assert!(
+                    response["description"].is_string(),
+                    "{what}: no description"
+                );
+                if let Some(content) = response.get("content") {
+                    assert!(content.is_object(), "{what}: content is {content}");
+                }
+                if let Some(headers) = response.get("headers") {
+                    assert!(headers.is_object(), "{what}: headers are {headers}");
+                }
+            }
+        }
+    }
 }

@@ -134,8 +134,8 @@ async fn every_page_and_every_answer_on_their_paths_carries_the_security_headers
             json!({"token": token, "new_password": "a brand new passphrase"}),
         )
         .await;
-    assert_eq!(json_body.status, StatusCode::BAD_REQUEST);
-    assert_eq!(json_body.problem(), "bad-request");
+    assert_eq!(json_body.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(json_body.problem(), "unsupported-media-type");
     assert_page_headers(&mut seen, "POST /reset-password", &json_body);
     let no_fields = form(&app, "/reset-password", &[("token", token.as_str())]).await;
     assert_eq!(no_fields.status, StatusCode::BAD_REQUEST);
