@@ -555,10 +555,15 @@ mod tests {
             .unwrap(),
             r#"["game.move","game.over"]"#
         );
+        // `*` means every type, whatever is listed beside it.
+        assert_eq!(
+            parse_events(Some(vec!["*".into(), "game.move".into()])).unwrap(),
+            r#"["*"]"#
+        );
         for bad in [
             vec![],
             vec!["game.moved".into()],
-            vec!["*".into(), "game.move".into()],
+            vec!["*".into(), "game.moved".into()],
         ] {
             let error = parse_events(Some(bad.clone())).unwrap_err();
             assert!(
