@@ -147,11 +147,7 @@ fn stateless(
     query: PositionQuery,
     format: Format,
 ) -> Result<HttpResponse, ApiError> {
-    let engine = super::rules::engine(game)?;
-    let kind: GameKind = engine
-        .id()
-        .parse()
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!("{e}")))?;
+    let (kind, engine) = super::rules::playable(game)?;
     let options = match query.options {
         None => None,
         Some(text) => Some(serde_json::from_str::<Value>(&text.0).map_err(|e| {

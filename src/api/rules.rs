@@ -52,9 +52,14 @@ pub async fn kinds() -> HttpResponse {
 }
 
 pub(super) fn engine(game: &str) -> Result<&'static dyn Engine, ApiError> {
+    playable(game).map(|(_, engine)| engine)
+}
+
+/// The game named in a path, with its engine: 404 for a game this server does not play.
+pub(super) fn playable(game: &str) -> Result<(GameKind, &'static dyn Engine), ApiError> {
     game.parse::<GameKind>()
         .ok()
-        .and_then(GameKind::engine)
+        .and_then(|kind| Some((kind, kind.engine()?)))
         .ok_or_else(|| {
             ApiError::NotFound(format!(
                 "`{game}` is not a game this server plays; GET /api/v1/games/kinds lists them"

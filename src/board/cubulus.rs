@@ -10,31 +10,6 @@ use crate::rules::Side;
 use crate::rules::cubulus::{Orientation, Placed, Position};
 use crate::rules::notation::Square;
 
-/// Where the pips of a face stand, in halves of the pip field from its middle.
-fn pips(value: u8) -> &'static [(f64, f64)] {
-    match value {
-        1 => &[(0.0, 0.0)],
-        2 => &[(-1.0, 1.0), (1.0, -1.0)],
-        3 => &[(-1.0, 1.0), (0.0, 0.0), (1.0, -1.0)],
-        4 => &[(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)],
-        5 => &[
-            (-1.0, -1.0),
-            (1.0, -1.0),
-            (0.0, 0.0),
-            (-1.0, 1.0),
-            (1.0, 1.0),
-        ],
-        _ => &[
-            (-1.0, -1.0),
-            (1.0, -1.0),
-            (-1.0, 0.0),
-            (1.0, 0.0),
-            (-1.0, 1.0),
-            (1.0, 1.0),
-        ],
-    }
-}
-
 fn die(board: &mut Board, side: Side, square: Square, o: Orientation) {
     let (fill, stroke, ink) = colours(side);
     let (x, y) = board.centre(square);
@@ -67,7 +42,7 @@ fn die(board: &mut Board, side: Side, square: Square, o: Orientation) {
         ],
     );
     let step = top * 0.28;
-    for &(dx, dy) in pips(o.top()) {
+    for &(dx, dy) in super::pips(o.top()) {
         board.svg.circle(
             x + dx * step,
             y + dy * step,

@@ -27,7 +27,7 @@ pub fn svg(kind: GameKind, position: &str, options: &Value) -> Result<String, Po
         .engine()
         .ok_or_else(|| PositionError::new(format!("{kind} cannot be drawn")))?;
     let loaded = engine.load(position, options)?;
-    let about = About::of(kind, engine.name(), loaded.as_ref());
+    let about = About::of(engine.name(), loaded.as_ref());
     match kind {
         GameKind::Cubulus => Ok(cubulus::draw(
             &typed::<crate::rules::cubulus::Cubulus>(position, options)?,
@@ -69,9 +69,8 @@ pub(crate) struct About {
 }
 
 impl About {
-    fn of(kind: GameKind, name: &str, loaded: &dyn LoadedPosition) -> About {
+    fn of(name: &str, loaded: &dyn LoadedPosition) -> About {
         let status = status_line(loaded.side_to_move(), loaded.outcome().as_ref());
-        let _ = kind;
         About {
             title: format!("{name}: {status}"),
             status,
@@ -111,4 +110,29 @@ pub(crate) fn open_piece(svg: &mut svg::Svg, side: Side, square: &str, piece: &s
             ("data-piece", piece.to_owned()),
         ],
     );
+}
+
+/// Where the pips of a face stand, in halves of the pip field from its middle.
+pub(crate) fn pips(value: u8) -> &'static [(f64, f64)] {
+    match value {
+        1 => &[(0.0, 0.0)],
+        2 => &[(-1.0, 1.0), (1.0, -1.0)],
+        3 => &[(-1.0, 1.0), (0.0, 0.0), (1.0, -1.0)],
+        4 => &[(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)],
+        5 => &[
+            (-1.0, -1.0),
+            (1.0, -1.0),
+            (0.0, 0.0),
+            (-1.0, 1.0),
+            (1.0, 1.0),
+        ],
+        _ => &[
+            (-1.0, -1.0),
+            (1.0, -1.0),
+            (-1.0, 0.0),
+            (1.0, 0.0),
+            (-1.0, 1.0),
+            (1.0, 1.0),
+        ],
+    }
 }
