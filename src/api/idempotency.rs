@@ -1,7 +1,8 @@
 //! `Idempotency-Key` on the requests that create something (`Endpoint::creates`): the HTTP side
 //! of `service::idempotency`. A request without the header runs as always; with it, the first
 //! runs and its answer is kept, a retry gets that answer again with `Idempotent-Replayed: true`,
-//! a copy sent while the first still runs gets 409 `idempotency-key-in-use`, and the key sent
+//! a copy sent while the first still runs gets 409 `idempotency-key-in-use`, a retry whose
+//! first answer made something since deleted gets 409 `idempotent-creation-gone`, and the key sent
 //! with another request gets 422. Only a success is kept: a refused request changed nothing, so
 //! the same key may be sent again once its cause is fixed.
 
@@ -16,19 +17,23 @@ use futures_util::StreamExt;
 use crate::api::MAX_BODY_BYTES;
 use crate::api::problem::ApiError;
 use crate::auth::Caller;
-use crate::service::idempotency::{self, Claim, KeptAnswer, KeyOwner, KeyedRequest};
+use crate::service::idempotency::{self, Claim, KeptAnswer, KeyOwner, KeyedRequest, Made};
 use crate::startup::AppState;
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// The header of an answer given again, as the move endpoint's own replays carry it.
 pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
-/// Runs a creating request under its key, if it was sent one.
+/// Runs a creating request under its key, if it was sent one. On an endpoint that is not
+/// `anonymous`, a request without a caller is not looked up: the handler refuses it (401), as
+/// it would without the key.
 pub async fn middleware(
     mut req: ServiceRequest,
     next: Next<BoxBody>,
+    anonymous: bool,
 ) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
-    if !req.headers().contains_key(IDEMPOTENCY_KEY) {
+    let has_caller = req.extensions().contains::<Caller>();
+    if !req.headers().contains_key(IDEMPOTENCY_KEY) || (!anonymous && !has_caller) {
         return next.call(req).await;
     }
     let (state, keyed) = match prepare(&mut req).await {
@@ -40,7 +45,16 @@ pub async fn middleware(
         Err(error) => return Ok(req.error_response(ApiError::from(error))),
     };
     match claim {
-        Claim::Replay(answer) => Ok(req.into_response(replay(answer))),
+        Claim::Replay(answer) => {
+            let made = answer.location.as_deref().and_then(made_at);
+            if let Some(made) = made
+                && let Err(error) =
+                    idempotency::ensure_still_there(&state.db, keyed.owner(), made).await
+            {
+                return Ok(req.error_response(ApiError::from(error)));
+            }
+            Ok(req.into_response(replay(answer)))
+        }
         Claim::Run => {
             let response = match next.call(req).await {
                 Ok(response) => response,
@@ -147,6 +161,19 @@ async fn keep(
         req,
         head.set_body(BoxBody::new(bytes)),
     ))
+}
+
+/// What a kept answer's `Location` names, among the things their owner may delete.
+fn made_at(location: &str) -> Option<Made> {
+    let single = |prefix: &str| {
+        location
+            .strip_prefix(prefix)
+            .filter(|id| !id.is_empty() && !id.contains('/'))
+            .map(str::to_owned)
+    };
+    single("/api/v1/tokens/")
+        .map(Made::Token)
+        .or_else(|| single("/api/v1/webhooks/").map(Made::Webhook))
 }
 
 fn replay(answer: KeptAnswer) -> HttpResponse {

@@ -48,12 +48,20 @@ pub struct Endpoint {
     pub session: Session,
     /// Whether it creates something: then it honours `Idempotency-Key` (`api::idempotency`).
     pub creates: bool,
+    /// Whether it is called without a token (a registration): its keys are then nobody's.
+    pub anonymous: bool,
 }
 
 impl Endpoint {
     /// Marks an endpoint that creates something.
     fn creating(mut self) -> Self {
         self.creates = true;
+        self
+    }
+
+    /// Marks an endpoint that is called without a token.
+    fn anonymous(mut self) -> Self {
+        self.anonymous = true;
         self
     }
 }
@@ -73,6 +81,7 @@ macro_rules! endpoint {
             needs: $needs,
             session: $session,
             creates: false,
+            anonymous: false,
         }
     };
 }
@@ -99,7 +108,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/readyz" => health::readyz),
         endpoint!(GET "/api/v1/openapi.yaml" => health::openapi_yaml),
         endpoint!(GET "/api/v1/openapi.json" => health::openapi_json),
-        endpoint!(POST "/api/v1/auth/register" => accounts::register).creating(),
+        endpoint!(POST "/api/v1/auth/register" => accounts::register)
+            .anonymous()
+            .creating(),
         endpoint!(POST "/api/v1/auth/login" => accounts::login),
         endpoint!(POST "/api/v1/auth/logout" => accounts::logout, Needs::Login),
         endpoint!(POST "/api/v1/auth/logout-everywhere" => accounts::logout_everywhere, Needs::Login),
@@ -182,7 +193,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             let mut route = (endpoint.route)();
             if endpoint.creates {
                 // Inside the guard, which names the caller the key belongs to.
-                route = route.wrap(actix_web::middleware::from_fn(idempotency::middleware));
+                let anonymous = endpoint.anonymous;
+                route = route.wrap(actix_web::middleware::from_fn(move |req, next| {
+                    idempotency::middleware(req, next, anonymous)
+                }));
             }
             resource = resource.route(guard(route, endpoint.session, endpoint.needs));
         }

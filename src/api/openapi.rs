@@ -319,7 +319,7 @@ fn responses() -> Value {
         "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
         "MethodNotAllowed": not_allowed,
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
-        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`."),
+        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
         "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`). Type `unsupported-media-type`."),
@@ -404,7 +404,7 @@ fn parameters() -> Value {
         "IdempotencyKey": {
             "name": "Idempotency-Key", "in": "header", "required": false,
             "schema": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[ -~]+$" },
-            "description": "Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): a retry with the same key gets the first answer again (`Idempotent-Replayed: true`) and creates nothing more, for 24 hours. The key names one request: sent with another body or endpoint it is refused (422, field `Idempotency-Key`); sent while the first request still runs, 409 `idempotency-key-in-use`. Only a success is kept; a refused request may be sent again with the same key. Use a new random key (a UUID) for each new request.",
+            "description": "Makes the request safe to retry (draft-ietf-httpapi-idempotency-key-header): a retry with the same key gets the first answer again (`Idempotent-Replayed: true`) and creates nothing more, for 24 hours. The key names one request: sent with another body or endpoint it is refused (422, field `Idempotency-Key`); sent while the first request still runs, 409 `idempotency-key-in-use`. A retry whose first request made a personal token or a webhook that has since been deleted gets 409 `idempotent-creation-gone` instead of an answer naming it. Only a success is kept; a refused request may be sent again with the same key. Use a new random key (a UUID) for each new request.",
         },
         "WebhookMessageId": {
             "name": "webhook-id", "in": "header", "required": true,

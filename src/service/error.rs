@@ -99,6 +99,9 @@ pub enum Conflict {
     },
     /// A request with the same `Idempotency-Key` is still running.
     IdempotencyKeyInUse,
+    /// The request with this `Idempotency-Key` made something that has since been deleted: its
+    /// answer would name a thing that is gone.
+    IdempotentCreationGone,
 }
 
 impl Conflict {
@@ -123,6 +126,7 @@ impl Conflict {
             Conflict::WebhookDisabled => "webhook-disabled",
             Conflict::TooManyTokens { .. } => "too-many-tokens",
             Conflict::IdempotencyKeyInUse => "idempotency-key-in-use",
+            Conflict::IdempotentCreationGone => "idempotent-creation-gone",
         }
     }
 
@@ -146,6 +150,7 @@ impl Conflict {
             Conflict::WebhookDisabled => "The webhook is disabled",
             Conflict::TooManyTokens { .. } => "Too many personal access tokens",
             Conflict::IdempotencyKeyInUse => "A request with this key is still running",
+            Conflict::IdempotentCreationGone => "What this key made has since been deleted",
         }
     }
 }

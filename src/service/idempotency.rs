@@ -97,6 +97,10 @@ impl KeyedRequest {
         })
     }
 
+    pub fn owner(&self) -> &KeyOwner {
+        &self.owner
+    }
+
     fn cipher(&self) -> ChaCha20Poly1305 {
         ChaCha20Poly1305::new(&Key::from(self.seal))
     }
@@ -187,6 +191,47 @@ pub async fn claim(
                 kind: Conflict::IdempotencyKeyInUse,
                 detail: "a request with this Idempotency-Key is still running; send it again in a moment to get its answer".into(),
             }),
+        }
+    })
+    .await
+}
+
+/// Something a kept answer made that its owner may delete since: a personal token, a webhook.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Made {
+    Token(String),
+    Webhook(String),
+}
+
+/// Refuses to give a kept answer again when what it made has since been deleted by its owner:
+/// the answer would name, and a client would go on to use, a thing that is gone. The client
+/// deleted it, so it knows; a new key makes a new one.
+pub async fn ensure_still_there(
+    db: &Database,
+    owner: &KeyOwner,
+    made: Made,
+) -> Result<(), ServiceError> {
+    let KeyOwner::User(user_id) = owner.clone() else {
+        return Ok(());
+    };
+    db.read(move |conn| {
+        let (there, what) = match &made {
+            Made::Token(id) => (
+                db::tokens::find_of_user(conn, id, &user_id)?.is_some(),
+                format!("the personal access token {id}"),
+            ),
+            Made::Webhook(id) => (
+                db::webhooks::find_of_user(conn, id, &user_id)?.is_some(),
+                format!("the webhook {id}"),
+            ),
+        };
+        if there {
+            Ok(())
+        } else {
+            Err(ServiceError::conflict(
+                Conflict::IdempotentCreationGone,
+                format!("the request sent with this Idempotency-Key made {what}, which has since been deleted; send a new key to make another"),
+            ))
         }
     })
     .await

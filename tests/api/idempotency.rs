@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 
 use kuryr::db::StorageError;
 use kuryr::db::schema::idempotency_keys;
+use kuryr::service::webhooks::WebhookSettings;
 
-use crate::helpers::{PASSWORD, TestApp, TestResponse, spawn_app};
+use crate::helpers::{PASSWORD, TestApp, TestResponse, spawn_app, spawn_app_with};
 
 async fn keyed(
     app: &TestApp,
@@ -269,4 +270,74 @@ async fn a_registration_retried_gets_its_account_and_only_with_the_same_body() {
         guessed.body
     );
     assert!(guessed.body.get("email").is_none());
+}
+
+#[actix_web::test]
+async fn a_retry_does_not_answer_with_a_token_or_webhook_deleted_since() {
+    let app = spawn_app_with(|state| {
+        state.with_webhooks(WebhookSettings {
+            allow_private: true,
+        })
+    })
+    .await;
+    let alice = app.user("alice").await;
+    let cases = [
+        (
+            "/api/v1/tokens",
+            json!({"name": "bot", "scopes": ["game:play"]}),
+        ),
+        (
+            "/api/v1/webhooks",
+            json!({"url": "http://127.0.0.1:9/hook", "events": ["game.move"]}),
+        ),
+    ];
+    for (path, body) in cases {
+        let made = keyed(&app, path, Some(&alice.token), path, body.clone()).await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+        let location = made.header("location").unwrap().to_owned();
+        let deleted = app
+            .request(Method::DELETE, &location, Some(&alice.token), None)
+            .await;
+        assert_eq!(deleted.status, StatusCode::NO_CONTENT, "{}", deleted.body);
+
+        let again = keyed(&app, path, Some(&alice.token), path, body).await;
+        assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.body);
+        assert_eq!(again.problem(), "idempotent-creation-gone");
+        let gone = app.get(&location, Some(&alice.token)).await;
+        assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
+    }
+}
+
+#[actix_web::test]
+async fn a_key_sent_without_a_token_is_refused_for_the_token_not_the_key() {
+    let app = spawn_app().await;
+    let registered = keyed(
+        &app,
+        "/api/v1/auth/register",
+        None,
+        "0",
+        json!({"username": "alice", "email": "alice@example.org", "password": PASSWORD}),
+    )
+    .await;
+    assert_eq!(
+        registered.status,
+        StatusCode::CREATED,
+        "{}",
+        registered.body
+    );
+    // The same key, on an endpoint that needs a caller, sent without one: the key is no one's
+    // to look up, and the answer is the one the missing token calls for.
+    for path in [
+        "/api/v1/events/ticket",
+        "/api/v1/tokens",
+        "/api/v1/challenges",
+    ] {
+        let refused = keyed(&app, path, None, "0", json!({})).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNAUTHORIZED,
+            "{path}: {}",
+            refused.body
+        );
+    }
 }
