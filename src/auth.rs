@@ -158,6 +158,8 @@ pub struct TokenKeys {
     /// Seals the answers kept for idempotency keys (`service::idempotency`): derived from the
     /// server's secret, so that a copy of the database alone opens none of them.
     pub answers: [u8; 32],
+    /// Signs the web client's form tokens (`web::forms`), under a label of its own.
+    pub forms: [u8; 32],
 }
 
 impl TokenKeys {
@@ -174,7 +176,11 @@ impl TokenKeys {
         let mut answers = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(bytes)
             .expect("HMAC takes a key of any length");
         hmac::Mac::update(&mut answers, b"kuryr idempotent answers v1");
+        let mut forms = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(bytes)
+            .expect("HMAC takes a key of any length");
+        hmac::Mac::update(&mut forms, b"kuryr web forms v1");
         TokenKeys {
+            forms: hmac::Mac::finalize(forms).into_bytes().into(),
             encoding: EncodingKey::from_secret(bytes),
             decoding: DecodingKey::from_secret(bytes),
             validation,

@@ -28,4 +28,5 @@ pub mod rules;
 pub mod scopes;
 pub mod service;
 pub mod startup;
+pub mod web;
 pub mod webhook;

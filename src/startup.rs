@@ -129,6 +129,7 @@ pub fn configure(state: web::Data<AppState>) -> impl FnOnce(&mut web::ServiceCon
                         crate::http::cors::cors(origins.clone(), req, next)
                     }))
                     .configure(api::configure)
+                    .configure(crate::web::configure)
                     .default_service(api::auth::guard(
                         web::to(api::not_found),
                         api::auth::Session::Guard,

@@ -15,7 +15,6 @@ use crate::auth::{AuthUser, Caller, Credential};
 use crate::http::ClientAddress;
 use crate::limits::AccountMail;
 use crate::service::accounts::{self, AccountChanges};
-use crate::service::error::{ServiceError, Unauthenticated};
 use crate::service::vacations::VacationAction;
 use crate::service::{addresses, notifications, vacations};
 use crate::startup::AppState;
@@ -107,26 +106,17 @@ pub async fn login(
     body: web::Json<LoginBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let _turn = state.limits.login_turns.wait(client.0).await;
-    state.limits.check_login(&body.username, client.0)?;
-    let login = body.username.0.clone();
-    let token = accounts::login(
+    let token = accounts::sign_in(
         &state.db,
         &state.hasher,
         &state.tokens,
+        &state.limits,
+        client.0,
         body.username.into(),
         body.password.into(),
         state.clock.now(),
     )
-    .await
-    .inspect_err(|error| {
-        if matches!(
-            error,
-            ServiceError::Unauthenticated(Unauthenticated::WrongCredentials)
-        ) {
-            state.limits.login_failed(&login, client.0);
-        }
-    })?;
+    .await?;
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(token_view(&state, token)))

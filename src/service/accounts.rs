@@ -214,6 +214,30 @@ pub async fn login(
     }
 }
 
+/// Signs in from `client` as either face does: one attempt at a time per client, refused
+/// while the client or the account has failed too often, a failure counted against both.
+#[allow(clippy::too_many_arguments)]
+pub async fn sign_in(
+    db: &Database,
+    hasher: &Hasher,
+    keys: &TokenKeys,
+    limits: &crate::limits::Limits,
+    client: std::net::IpAddr,
+    login_name: String,
+    password: String,
+    now: DateTime<Utc>,
+) -> Result<String, ServiceError> {
+    let _turn = limits.login_turns.wait(client).await;
+    limits
+        .check_login(&login_name, client)
+        .map_err(ServiceError::Limited)?;
+    let answer = login(db, hasher, keys, login_name.clone(), password, now).await;
+    if let Err(ServiceError::Unauthenticated(Unauthenticated::WrongCredentials)) = &answer {
+        limits.login_failed(&login_name, client);
+    }
+    answer
+}
+
 /// The user a login token belongs to, if its session holds: the account still exists, its
 /// password has not changed since the token was issued, and the session was not logged out.
 pub async fn session_user(

@@ -257,6 +257,11 @@ impl Notifier {
         }
     }
 
+    /// Whether people reach the server over https (then its cookies are `Secure`).
+    pub fn is_https(&self) -> bool {
+        self.base.starts_with("https://")
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

@@ -33,4 +33,5 @@ mod sessions;
 mod smtp;
 mod suluc;
 mod tokens;
+mod web;
 mod webhooks;

@@ -1,0 +1,199 @@
+//! The web client: pages a person plays from in any browser, with or without JavaScript
+//! (`docs/web.md`).
+//!
+//! Another face of the same use cases as `api`: each handler reads a form or a path, checks the
+//! form's token, calls one service function and draws the answer as a page. Every action is a
+//! plain form post answered with a redirect (303) to the page that shows its result; a refused
+//! action draws the page again with the service's reason.
+
+mod account;
+mod assets;
+pub mod forms;
+mod render;
+pub mod session;
+
+use actix_web::http::{StatusCode, header};
+use actix_web::middleware::DefaultHeaders;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use minijinja::context;
+
+use crate::api::problem::ApiError;
+use crate::service::error::ServiceError;
+use render::Page;
+
+/// Every page's path, with its handler; `configure` registers them.
+fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
+    use actix_web::http::Method;
+    vec![
+        ("/", web::get().to(account::home), Method::GET),
+        ("/signin", web::get().to(account::signin_form), Method::GET),
+        ("/signin", web::post().to(account::signin), Method::POST),
+        ("/signup", web::get().to(account::signup_form), Method::GET),
+        ("/signup", web::post().to(account::signup), Method::POST),
+        ("/signout", web::post().to(account::signout), Method::POST),
+        (
+            assets::STYLE_PATH,
+            web::get().to(assets::style),
+            Method::GET,
+        ),
+        (
+            assets::SCRIPT_PATH,
+            web::get().to(assets::script),
+            Method::GET,
+        ),
+    ]
+}
+
+/// The paths the web client answers, so that `api` leaves them alone.
+pub fn paths() -> Vec<&'static str> {
+    let mut paths: Vec<&'static str> = pages().into_iter().map(|(path, _, _)| path).collect();
+    paths.dedup();
+    paths
+}
+
+/// Registers every page.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    let mut by_path: Vec<(&'static str, Vec<actix_web::Route>)> = Vec::new();
+    for (path, route, _) in pages() {
+        match by_path.iter_mut().find(|(known, _)| *known == path) {
+            Some((_, routes)) => routes.push(route),
+            None => by_path.push((path, vec![route])),
+        }
+    }
+    for (path, routes) in by_path {
+        let mut resource = web::resource(path);
+        for route in routes {
+            resource = resource.route(route);
+        }
+        resource = resource.default_service(web::to(method_not_allowed));
+        cfg.service(
+            resource
+                .wrap(actix_web::middleware::from_fn(forms::middleware))
+                .wrap(security_headers()),
+        );
+    }
+}
+
+/// The policy of every page: styles and scripts only from this site's own files (no inline
+/// script or style can run, so nothing injected into a page can either), images from here,
+/// the event stream from here, forms post only here, no framing.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+pub fn security_headers() -> DefaultHeaders {
+    DefaultHeaders::new()
+        .add((header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY))
+        .add((header::X_FRAME_OPTIONS, "DENY"))
+        .add((header::REFERRER_POLICY, "same-origin"))
+        .add((header::CACHE_CONTROL, "no-store"))
+        .add(("Cross-Origin-Opener-Policy", "same-origin"))
+        .add((
+            "Permissions-Policy",
+            "camera=(), microphone=(), geolocation=()",
+        ))
+}
+
+async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
+    WebError::Page {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: format!("{} is not something this page does.", req.method()),
+    }
+    .error_response()
+}
+
+/// Why a page could not be shown or a form not be done, shown as a page.
+#[derive(Debug)]
+pub enum WebError {
+    /// The page is for signed-in people: sign in, then come back.
+    SignIn {
+        back_to: String,
+    },
+    Page {
+        status: StatusCode,
+        message: String,
+    },
+}
+
+impl WebError {
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        WebError::Page {
+            status: StatusCode::FORBIDDEN,
+            message: message.into(),
+        }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        WebError::Page {
+            status: StatusCode::NOT_FOUND,
+            message: message.into(),
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(%cause, "a page failed");
+        WebError::Page {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message: "Something went wrong on the server; please try again later.".into(),
+        }
+    }
+
+    /// What a person reads: the service's own reason, as the API's problem says it.
+    pub fn reason(error: ServiceError) -> (StatusCode, String) {
+        let api = ApiError::from(error);
+        let status = api.status_code();
+        let message = if status.is_server_error() {
+            if status == StatusCode::INTERNAL_SERVER_ERROR {
+                tracing::error!(error = %api, "a page failed");
+            }
+            "Something went wrong on the server; please try again in a moment.".to_owned()
+        } else {
+            let detail = api.to_string();
+            let mut chars = detail.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect(),
+                None => detail,
+            }
+        };
+        (status, message)
+    }
+}
+
+impl std::fmt::Display for WebError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WebError::SignIn { .. } => write!(f, "sign in first"),
+            WebError::Page { message, .. } => write!(f, "{message}"),
+        }
+    }
+}
+
+impl From<ServiceError> for WebError {
+    fn from(error: ServiceError) -> Self {
+        let (status, message) = WebError::reason(error);
+        WebError::Page { status, message }
+    }
+}
+
+impl ResponseError for WebError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            WebError::SignIn { .. } => StatusCode::SEE_OTHER,
+            WebError::Page { status, .. } => *status,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        match self {
+            WebError::SignIn { back_to } => {
+                let next = serde_html_form::to_string([("next", back_to)]).unwrap_or_default();
+                render::see_other(&format!("/signin?{next}"))
+            }
+            WebError::Page { status, message } => {
+                // Drawn without the request, which an error no longer has: no form on it.
+                Page::bare().status(*status).render(
+                    "error.html",
+                    context! { title => status.canonical_reason().unwrap_or("Error"), message },
+                )
+            }
+        }
+    }
+}
