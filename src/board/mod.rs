@@ -277,4 +277,29 @@ mod tests {
         let same = svg_marked(kind, &start, Some(&start), &Value::Null).unwrap();
         assert!(!same.contains("data-changed="));
     }
+
+    #[test]
+    fn a_backgammon_move_outlines_the_points_it_changed() {
+        let kind = GameKind::Backgammon;
+        let engine = kind.engine().unwrap();
+        let start = engine
+            .start_position_for_opening(&Value::Null, 3, 1)
+            .unwrap();
+        let next = engine
+            .legal_moves_with_positions(&start, &Value::Null)
+            .unwrap()
+            .into_iter()
+            .find(|mv| mv.notation == "8/5 6/5")
+            .expect("the usual 3-1");
+        let marked = svg_marked(kind, &next.position, Some(&start), &Value::Null).unwrap();
+        let outlined: Vec<&str> = marked
+            .match_indices("data-changed=\"")
+            .map(|(at, key)| {
+                let rest = &marked[at + key.len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(outlined, ["5", "6", "8"], "{marked}");
+        assert!(marked.contains("<polygon points="));
+    }
 }
