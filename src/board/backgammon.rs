@@ -152,7 +152,11 @@ pub fn draw(position: &Position, about: &About) -> String {
         };
         svg.polygon(
             &[(x - POINT / 2.0, base), (x + POINT / 2.0, base), (x, tip)],
-            &[("fill", colour.to_owned())],
+            &[
+                ("fill", colour.to_owned()),
+                ("class", "cell".to_owned()),
+                ("data-square", p.to_string()),
+            ],
         );
         let (number_y, black_y) = if top {
             (TOP - FRAME - BAND * 0.62, TOP - FRAME - BAND * 0.22)

@@ -95,6 +95,8 @@ impl Board {
                         ("fill", fill.to_owned()),
                         ("stroke", "#8a7a5a".to_owned()),
                         ("stroke-width", "0.5".to_owned()),
+                        ("class", "cell".to_owned()),
+                        ("data-square", square.to_string()),
                     ],
                 );
             }

@@ -60,6 +60,126 @@ pub fn svg(kind: GameKind, position: &str, options: &Value) -> Result<String, Po
     }
 }
 
+/// The SVG of `position` with the last move marked: every square (or point) whose pieces differ
+/// from `previous`'s, the position before the move, gets an outline (`class="changed"`), drawn
+/// over the board. Works alike for every game, from what the drawings say of their pieces
+/// (`data-square`, `data-side`, `data-piece`) and where their squares are (`class="cell"`).
+pub fn svg_marked(
+    kind: GameKind,
+    position: &str,
+    previous: Option<&str>,
+    options: &Value,
+) -> Result<String, PositionError> {
+    let now = svg(kind, position, options)?;
+    let Some(previous) = previous else {
+        return Ok(now);
+    };
+    let before = svg(kind, previous, options)?;
+    let changed = changed_squares(&pieces_of(&before), &pieces_of(&now));
+    Ok(mark_squares(now, &changed))
+}
+
+/// The value of the attribute `name` in one element's text, as written (escaped).
+fn attribute<'a>(element: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let at = element.find(&key)? + key.len();
+    let len = element[at..].find('"')?;
+    Some(&element[at..at + len])
+}
+
+/// What stands on each square: the sides and tokens of the pieces drawn there.
+fn pieces_of(svg: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut pieces = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for line in svg
+        .lines()
+        .filter(|line| line.starts_with("<g class=\"piece\""))
+    {
+        let (Some(square), Some(side), Some(piece)) = (
+            attribute(line, "data-square"),
+            attribute(line, "data-side"),
+            attribute(line, "data-piece"),
+        ) else {
+            continue;
+        };
+        for one in squares_in(square) {
+            pieces
+                .entry(one.to_owned())
+                .or_default()
+                .push(format!("{side}:{piece}"));
+        }
+    }
+    for tokens in pieces.values_mut() {
+        tokens.sort();
+    }
+    pieces
+}
+
+/// The squares a `data-square` names: one, or several for a piece that spans them.
+fn squares_in(value: &str) -> impl Iterator<Item = &str> {
+    value
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|part| !part.is_empty())
+}
+
+/// The squares whose pieces differ between two positions.
+fn changed_squares(
+    before: &std::collections::BTreeMap<String, Vec<String>>,
+    now: &std::collections::BTreeMap<String, Vec<String>>,
+) -> std::collections::BTreeSet<String> {
+    before
+        .keys()
+        .chain(now.keys())
+        .filter(|square| before.get(*square) != now.get(*square))
+        .cloned()
+        .collect()
+}
+
+/// Outlines the cells of `changed`, drawn last so that nothing covers them.
+fn mark_squares(svg: String, changed: &std::collections::BTreeSet<String>) -> String {
+    if changed.is_empty() {
+        return svg;
+    }
+    let mut marks = String::from("<g class=\"changed\" pointer-events=\"none\">\n");
+    for line in svg.lines().filter(|line| line.contains(" class=\"cell\"")) {
+        let Some(square) = attribute(line, "data-square") else {
+            continue;
+        };
+        if !changed.contains(square) {
+            continue;
+        }
+        let outline = " fill=\"none\" stroke=\"#f2a900\" stroke-width=\"4\"";
+        let square = svg::escape(square);
+        if line.starts_with("<rect ") {
+            let (Some(x), Some(y), Some(w), Some(h)) = (
+                attribute(line, "x").and_then(|v| v.parse::<f64>().ok()),
+                attribute(line, "y").and_then(|v| v.parse::<f64>().ok()),
+                attribute(line, "width").and_then(|v| v.parse::<f64>().ok()),
+                attribute(line, "height").and_then(|v| v.parse::<f64>().ok()),
+            ) else {
+                continue;
+            };
+            marks.push_str(&format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"{outline} data-changed=\"{square}\"/>\n",
+                svg::num(x + 2.0),
+                svg::num(y + 2.0),
+                svg::num(w - 4.0),
+                svg::num(h - 4.0)
+            ));
+        } else if line.starts_with("<polygon ")
+            && let Some(points) = attribute(line, "points")
+        {
+            marks.push_str(&format!(
+                "<polygon points=\"{points}\"{outline} data-changed=\"{square}\"/>\n"
+            ));
+        }
+    }
+    marks.push_str("</g>\n");
+    match svg.rfind("</svg>") {
+        Some(end) => format!("{}{marks}{}", &svg[..end], &svg[end..]),
+        None => svg,
+    }
+}
+
 /// What every picture says besides the board: the game, who moves or how it ended, and the text
 /// diagram for screen readers.
 pub(crate) struct About {
@@ -134,5 +254,52 @@ pub(crate) fn pips(value: u8) -> &'static [(f64, f64)] {
             (-1.0, 1.0),
             (1.0, 1.0),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_squares_a_move_changed_are_outlined() {
+        let kind = GameKind::Cheversi;
+        let engine = kind.engine().unwrap();
+        let start = engine.start_position(&Value::Null).unwrap();
+        let next = engine
+            .legal_moves_with_positions(&start, &Value::Null)
+            .unwrap()
+            .remove(0);
+        let marked = svg_marked(kind, &next.position, Some(&start), &Value::Null).unwrap();
+        assert!(marked.contains("data-changed="), "{marked}");
+        let unmarked = svg_marked(kind, &start, None, &Value::Null).unwrap();
+        assert!(!unmarked.contains("data-changed="));
+        let same = svg_marked(kind, &start, Some(&start), &Value::Null).unwrap();
+        assert!(!same.contains("data-changed="));
+    }
+
+    #[test]
+    fn a_backgammon_move_outlines_the_points_it_changed() {
+        let kind = GameKind::Backgammon;
+        let engine = kind.engine().unwrap();
+        let start = engine
+            .start_position_for_opening(&Value::Null, 3, 1)
+            .unwrap();
+        let next = engine
+            .legal_moves_with_positions(&start, &Value::Null)
+            .unwrap()
+            .into_iter()
+            .find(|mv| mv.notation == "8/5 6/5")
+            .expect("the usual 3-1");
+        let marked = svg_marked(kind, &next.position, Some(&start), &Value::Null).unwrap();
+        let outlined: Vec<&str> = marked
+            .match_indices("data-changed=\"")
+            .map(|(at, key)| {
+                let rest = &marked[at + key.len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect();
+        assert_eq!(outlined, ["5", "6", "8"], "{marked}");
+        assert!(marked.contains("<polygon points="));
     }
 }

@@ -8,7 +8,9 @@
 
 mod account;
 mod assets;
+mod challenges;
 pub mod forms;
+mod games;
 mod render;
 pub mod session;
 
@@ -31,6 +33,43 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
         ("/signup", web::get().to(account::signup_form), Method::GET),
         ("/signup", web::post().to(account::signup), Method::POST),
         ("/signout", web::post().to(account::signout), Method::POST),
+        ("/games", web::get().to(games::list), Method::GET),
+        ("/games/{id}", web::get().to(games::show), Method::GET),
+        (
+            "/games/{id}/move",
+            web::post().to(games::play),
+            Method::POST,
+        ),
+        (
+            "/games/{id}/resign",
+            web::post().to(games::resign),
+            Method::POST,
+        ),
+        (
+            "/games/{id}/draw/{action}",
+            web::post().to(games::draw),
+            Method::POST,
+        ),
+        (
+            "/games/{id}/record",
+            web::get().to(games::record),
+            Method::GET,
+        ),
+        (
+            "/challenges/new",
+            web::get().to(challenges::new_form),
+            Method::GET,
+        ),
+        (
+            "/challenges/new",
+            web::post().to(challenges::create),
+            Method::POST,
+        ),
+        (
+            "/challenges/{id}/{action}",
+            web::post().to(challenges::answer),
+            Method::POST,
+        ),
         (
             assets::STYLE_PATH,
             web::get().to(assets::style),

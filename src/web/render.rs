@@ -24,6 +24,9 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "signin.html",
     "signup.html",
     "notice.html",
+    "games.html",
+    "game.html",
+    "challenge_new.html",
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

@@ -8,7 +8,7 @@ use actix_web::test::TestRequest;
 use crate::helpers::{PASSWORD, TestApp, TestResponse, spawn_app};
 
 /// The cookies a response sets, as `name=value` pairs.
-fn set_cookies(response: &TestResponse) -> Vec<String> {
+pub fn set_cookies(response: &TestResponse) -> Vec<String> {
     response
         .headers
         .get_all(header::SET_COOKIE)
@@ -21,24 +21,24 @@ fn cookie_pair(set_cookie: &str) -> String {
     set_cookie.split(';').next().unwrap().to_owned()
 }
 
-fn html(response: &TestResponse) -> &str {
+pub fn html(response: &TestResponse) -> &str {
     response.body.as_str().expect("an HTML page")
 }
 
 /// The form token a page carries.
-fn csrf_in(page: &str) -> String {
+pub fn csrf_in(page: &str) -> String {
     let at = page.find("name=\"csrf\" value=\"").expect("a form token") + 19;
     page[at..at + 32].to_owned()
 }
 
 /// A browser, as far as these tests need one: it keeps the cookies it is given.
-struct Browser<'a> {
-    app: &'a TestApp,
-    cookies: Vec<String>,
+pub struct Browser<'a> {
+    pub app: &'a TestApp,
+    pub cookies: Vec<String>,
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Self {
+    pub fn new(app: &'a TestApp) -> Self {
         Browser {
             app,
             cookies: Vec::new(),
@@ -56,7 +56,7 @@ impl<'a> Browser<'a> {
         }
     }
 
-    async fn send(&mut self, mut request: TestRequest) -> TestResponse {
+    pub async fn send(&mut self, mut request: TestRequest) -> TestResponse {
         if !self.cookies.is_empty() {
             request = request.insert_header((header::COOKIE, self.cookies.join("; ")));
         }
@@ -65,11 +65,11 @@ impl<'a> Browser<'a> {
         response
     }
 
-    async fn get(&mut self, path: &str) -> TestResponse {
+    pub async fn get(&mut self, path: &str) -> TestResponse {
         self.send(TestRequest::get().uri(path)).await
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> TestResponse {
+    pub async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> TestResponse {
         let body = serde_html_form::to_string(form).unwrap();
         self.send(
             TestRequest::default()

@@ -1,0 +1,512 @@
+//! A player's games and one game's page: the board with the last move marked, the moves, the
+//! clock in the viewer's zone, and the forms that play, offer draws and resign.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use minijinja::value::Serde;
+use minijinja::{Value, context};
+use serde::{Deserialize, Serialize};
+
+use crate::board;
+use crate::clock::zone::{format_deadline, parse_zone};
+use crate::rules::{GameKind, Side};
+use crate::service::challenges::{self, Direction};
+use crate::service::error::ServiceError;
+use crate::service::game::GameResult;
+use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
+use crate::service::views::{ChallengeView, GameView};
+use crate::service::{PageRequest, accounts, records};
+use crate::startup::AppState;
+use crate::web::account::read_form;
+use crate::web::render::{Page, see_other};
+use crate::web::session::{MaybeVisitor, Visitor};
+use crate::web::{WebError, forms};
+
+/// The longest move text worth reading, as the API has it.
+const MAX_MOVE_CHARS: usize = 200;
+
+/// An instant as a person reads it, and as `<time datetime>` holds it.
+#[derive(Serialize)]
+pub struct When {
+    iso: String,
+    text: String,
+}
+
+pub fn when(instant: DateTime<Utc>, zone: Tz) -> When {
+    When {
+        iso: instant.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        text: format_deadline(instant, zone),
+    }
+}
+
+/// The visitor's time zone (UTC for someone not signed in or with an unreadable zone).
+pub async fn zone_of(state: &AppState, visitor: Option<&Visitor>) -> Result<Tz, WebError> {
+    let Some(visitor) = visitor else {
+        return Ok(chrono_tz::UTC);
+    };
+    let user = accounts::get(&state.db, visitor.user.id.clone()).await?;
+    Ok(parse_zone(&user.time_zone).unwrap_or(chrono_tz::UTC))
+}
+
+/// A game's name as people read it.
+pub fn game_name(id: &str) -> String {
+    id.parse::<GameKind>()
+        .ok()
+        .and_then(GameKind::engine)
+        .map_or_else(|| id.to_owned(), |engine| engine.name().to_owned())
+}
+
+/// A refused action's status and reason; a conflict says first what it is ("The game has moved
+/// on: …"), which its detail alone may not.
+fn reason(error: ServiceError) -> (StatusCode, String) {
+    let title = match &error {
+        ServiceError::Conflict { kind, .. } => Some(kind.title()),
+        _ => None,
+    };
+    let (status, message) = WebError::reason(error);
+    match title {
+        Some(title) if status.is_client_error() => (status, format!("{title}. {message}")),
+        _ => (status, message),
+    }
+}
+
+fn first_page(per_page: i64) -> PageRequest {
+    PageRequest { page: 1, per_page }
+}
+
+/// One game in a list, as its player sees it.
+#[derive(Serialize)]
+struct GameRow {
+    id: String,
+    game: String,
+    opponent: String,
+    ply: i32,
+    my_turn: bool,
+    turn: String,
+    deadline: Option<When>,
+}
+
+fn result_text(result: Option<GameResult>, mine: Option<Side>, details: &GameDetails) -> String {
+    match (result, mine) {
+        (None, _) => "Not over".to_owned(),
+        (Some(GameResult::Drawn), _) => "Drawn".to_owned(),
+        (Some(result), Some(side)) if result.winner() == Some(side) => "You won".to_owned(),
+        (Some(_), Some(_)) => "You lost".to_owned(),
+        (Some(result), None) => match result.winner() {
+            Some(Side::White) => format!("{} (White) won", details.white.username),
+            _ => format!("{} (Black) won", details.black.username),
+        },
+    }
+}
+
+fn game_row(details: &GameDetails, me: &str, zone: Tz) -> GameRow {
+    let game = &details.game;
+    let mine = game.side_of(me);
+    let opponent = match mine {
+        Some(Side::White) => &details.black.username,
+        _ => &details.white.username,
+    };
+    let my_turn = game.is_active() && game.to_move_id() == Some(me);
+    let turn = if my_turn {
+        "Your move".to_owned()
+    } else if game.is_active() {
+        format!("{opponent}'s move")
+    } else {
+        result_text(game.result, mine, details)
+    };
+    GameRow {
+        id: game.id.clone(),
+        game: game.engine.name().to_owned(),
+        opponent: opponent.clone(),
+        ply: game.ply,
+        my_turn,
+        turn,
+        deadline: game
+            .deadline_at
+            .filter(|_| game.is_active())
+            .map(|at| when(at.and_utc(), zone)),
+    }
+}
+
+/// One challenge in a list.
+#[derive(Serialize)]
+struct ChallengeRow {
+    id: String,
+    game: String,
+    challenger: String,
+    opponent: Option<String>,
+    color: String,
+    clock: String,
+}
+
+fn challenge_row(view: ChallengeView) -> ChallengeRow {
+    ChallengeRow {
+        game: game_name(&view.game),
+        challenger: view.challenger.username,
+        opponent: view.opponent.map(|o| o.username),
+        color: view.color,
+        clock: view.time_control.summary(),
+        id: view.id,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    welcome: Option<String>,
+}
+
+/// The signed-in person's games, theirs to move first, then their challenges.
+pub async fn list(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, WebError> {
+    let welcome = query.welcome.is_some();
+    list_page(&req, &state, &visitor, welcome, None).await
+}
+
+/// The games page, with `problem` (a refused answer to a challenge) beside the lists.
+pub async fn list_page(
+    req: &HttpRequest,
+    state: &AppState,
+    visitor: &Visitor,
+    welcome: bool,
+    problem: Option<(StatusCode, String)>,
+) -> Result<HttpResponse, WebError> {
+    let me = visitor.user.id.clone();
+    let zone = zone_of(state, Some(visitor)).await?;
+    let active = games::list_mine(
+        &state.db,
+        me.clone(),
+        StatusFilter::Active,
+        false,
+        first_page(100),
+    )
+    .await?;
+    let finished = games::list_mine(
+        &state.db,
+        me.clone(),
+        StatusFilter::Finished,
+        false,
+        first_page(20),
+    )
+    .await?;
+    let mut lists = Vec::new();
+    for direction in [Direction::Incoming, Direction::Outgoing, Direction::Open] {
+        let page =
+            challenges::list(&state.db, visitor.user.clone(), direction, first_page(50)).await?;
+        let rows = page
+            .items
+            .into_iter()
+            .map(|details| ChallengeView::new(details).map(challenge_row))
+            .collect::<Result<Vec<_>, _>>()?;
+        lists.push(rows);
+    }
+    let [incoming, outgoing, open]: [Vec<ChallengeRow>; 3] = lists
+        .try_into()
+        .map_err(|_| WebError::internal("three lists of challenges"))?;
+    let rows = |page: crate::service::Page<GameDetails>| -> Vec<GameRow> {
+        page.items.iter().map(|d| game_row(d, &me, zone)).collect()
+    };
+    let (status, problem) = match problem {
+        Some((status, message)) => (status, Some(message)),
+        None => (StatusCode::OK, None),
+    };
+    Ok(Page::new(req, Some(visitor)).status(status).render(
+        "games.html",
+        context! {
+            title => "Your games",
+            welcome,
+            problem,
+            active => Value::from(Serde(rows(active))),
+            finished => Value::from(Serde(rows(finished))),
+            incoming => Value::from(Serde(incoming)),
+            outgoing => Value::from(Serde(outgoing)),
+            open => Value::from(Serde(open)),
+            zone => zone.name(),
+        },
+    ))
+}
+
+/// A move of the list under the board.
+#[derive(Serialize)]
+struct MoveRow {
+    ply: i32,
+    side: &'static str,
+    notation: String,
+    automatic: bool,
+}
+
+/// Moves that are words (roll, double, take, pass…): buttons rather than choices.
+fn is_action(mv: &str) -> bool {
+    !mv.is_empty() && mv.chars().all(|c| c.is_ascii_alphabetic())
+}
+
+/// A game's page; `problem` is a refused action's status and reason, `sent` the move text that
+/// was refused.
+async fn game_page(
+    req: &HttpRequest,
+    state: &AppState,
+    visitor: Option<&Visitor>,
+    id: String,
+    problem: Option<(StatusCode, String)>,
+    sent: Option<String>,
+) -> Result<HttpResponse, WebError> {
+    let (details, moves) = games::history(&state.db, id.clone()).await?;
+    let game = &details.game;
+    let previous = match moves.len() {
+        0 => None,
+        1 => Some(games::position_at(&state.db, id.clone(), Some(0)).await?.1),
+        n => Some(moves[n - 2].position.clone()),
+    };
+    let svg = board::svg_marked(
+        game.kind,
+        &game.position,
+        previous.as_deref(),
+        &game.options,
+    )
+    .map_err(WebError::internal)?;
+    let zone = zone_of(state, visitor).await?;
+    let viewer = visitor.map(|v| v.user.id.as_str());
+    let mine = viewer.and_then(|id| game.side_of(id));
+    let name = game.engine.name();
+    let can_draw = game.engine.can_draw();
+    let active = game.is_active();
+    let result = game
+        .result
+        .map(|result| result_text(Some(result), mine, &details));
+    let deadline = game
+        .deadline_at
+        .filter(|_| active)
+        .map(|at| when(at.and_utc(), zone));
+    let draw_offer = game.draw_offer;
+    let view = GameView::new(details.clone(), true)?.seen_by(viewer);
+    let my_turn = view.my_turn == Some(true);
+    let legal = if my_turn {
+        view.legal_moves.clone().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let (actions, choices): (Vec<String>, Vec<String>) =
+        legal.into_iter().partition(|mv| is_action(mv));
+    let moves: Vec<MoveRow> = moves
+        .into_iter()
+        .map(|mv| MoveRow {
+            ply: mv.ply,
+            side: if mv.side == "white" { "White" } else { "Black" },
+            notation: mv.notation,
+            automatic: mv.automatic != 0,
+        })
+        .collect();
+    let (status, problem) = match problem {
+        Some((status, message)) => (status, Some(message)),
+        None => (StatusCode::OK, None),
+    };
+    let to_move = view.to_move.map(|side| match side {
+        Side::White => format!("{} (White)", view.white.username),
+        Side::Black => format!("{} (Black)", view.black.username),
+    });
+    Ok(Page::new(req, visitor).status(status).render(
+        "game.html",
+        context! {
+            title => format!("{name}: {} vs {}", view.white.username, view.black.username),
+            name,
+            board => Value::from_safe_string(svg),
+            game => Value::from(Serde(&view)),
+            moves => Value::from(Serde(moves)),
+            my_turn,
+            player => mine.is_some(),
+            active,
+            can_draw => can_draw && mine.is_some() && active,
+            offered_by_me => draw_offer.is_some() && draw_offer == mine,
+            offered_to_me => draw_offer.is_some() && mine.is_some() && draw_offer != mine,
+            actions,
+            choices,
+            to_move,
+            deadline => Value::from(Serde(deadline)),
+            result,
+            problem,
+            sent,
+            zone => zone.name(),
+        },
+    ))
+}
+
+pub async fn show(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: MaybeVisitor,
+    path: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    game_page(
+        &req,
+        &state,
+        visitor.0.as_ref(),
+        path.into_inner(),
+        None,
+        None,
+    )
+    .await
+}
+
+#[derive(Deserialize)]
+struct MoveForm {
+    csrf: String,
+    /// The move chosen from the list of legal moves (or an action's button).
+    #[serde(rename = "move", default)]
+    text: String,
+    /// The move as written, which wins over the list.
+    #[serde(default)]
+    typed: String,
+    ply: Option<String>,
+}
+
+/// Plays the move in `move`, at the ply the page showed.
+pub async fn play(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: MoveForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let id = path.into_inner();
+    let text = match form.typed.trim() {
+        "" => form.text.trim().to_owned(),
+        typed => typed.to_owned(),
+    };
+    let refuse = |message: String| Some((StatusCode::UNPROCESSABLE_ENTITY, message));
+    let problem = if text.is_empty() {
+        refuse("Choose or write a move first.".to_owned())
+    } else if text.chars().count() > MAX_MOVE_CHARS {
+        refuse(format!("A move is at most {MAX_MOVE_CHARS} characters."))
+    } else {
+        let ply = match form.ply.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(ply) => Some(ply.parse::<i32>().map_err(|_| WebError::Page {
+                status: StatusCode::BAD_REQUEST,
+                message: "The form could not be read (ply). Reload the page and try again.".into(),
+            })?),
+        };
+        let played = games::play(
+            &state.db,
+            &state.notifier,
+            id.clone(),
+            visitor.caller.clone(),
+            MoveRequest {
+                text: text.clone(),
+                ply,
+            },
+            state.clock.now(),
+        )
+        .await;
+        match played {
+            Ok(_) => return Ok(see_other(&format!("/games/{id}"))),
+            Err(error) => Some(reason(error)),
+        }
+    };
+    game_page(&req, &state, Some(&visitor), id, problem, Some(text)).await
+}
+
+#[derive(Deserialize)]
+struct ResignForm {
+    csrf: String,
+    confirm: Option<String>,
+}
+
+/// Resigns, once the box "Yes, I resign" is ticked.
+pub async fn resign(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: ResignForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let id = path.into_inner();
+    let problem = if form.confirm.as_deref() != Some("yes") {
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "To resign, tick “Yes, I resign” and press Resign again.".to_owned(),
+        )
+    } else {
+        match games::resign(
+            &state.db,
+            &state.notifier,
+            id.clone(),
+            visitor.user.clone(),
+            state.clock.now(),
+        )
+        .await
+        {
+            Ok(_) => return Ok(see_other(&format!("/games/{id}"))),
+            Err(error) => reason(error),
+        }
+    };
+    game_page(&req, &state, Some(&visitor), id, Some(problem), None).await
+}
+
+#[derive(Deserialize)]
+struct TokenForm {
+    csrf: String,
+}
+
+/// Offers, accepts or declines a draw.
+pub async fn draw(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: TokenForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let (id, action) = path.into_inner();
+    let action = match action.as_str() {
+        "offer" => DrawAction::Offer,
+        "accept" => DrawAction::Accept,
+        "decline" => DrawAction::Decline,
+        _ => return Err(WebError::not_found("There is no such draw action.")),
+    };
+    match games::draw(
+        &state.db,
+        &state.notifier,
+        id.clone(),
+        visitor.user.clone(),
+        action,
+        state.clock.now(),
+    )
+    .await
+    {
+        Ok(_) => Ok(see_other(&format!("/games/{id}"))),
+        Err(error) => {
+            let problem = reason(error);
+            game_page(&req, &state, Some(&visitor), id, Some(problem), None).await
+        }
+    }
+}
+
+/// The game's record, as the API gives it, to save.
+pub async fn record(
+    state: web::Data<AppState>,
+    path: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let id = path.into_inner();
+    let record = records::record(&state.db, id.clone()).await?;
+    let file: String = id
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header((
+            "Content-Disposition",
+            format!("attachment; filename=\"kuryr-{file}.txt\""),
+        ))
+        .body(record))
+}
