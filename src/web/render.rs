@@ -24,6 +24,8 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "signin.html",
     "signup.html",
     "notice.html",
+    "settings.html",
+    "forgot_password.html",
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

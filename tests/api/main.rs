@@ -34,4 +34,5 @@ mod smtp;
 mod suluc;
 mod tokens;
 mod web;
+mod web_settings;
 mod webhooks;
