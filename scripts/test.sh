@@ -7,6 +7,10 @@
 #   KURYR_TEST_DATABASE_URL=postgres://user@host:port/db scripts/test.sh
 #                              # uses that server instead (tests create and drop databases there)
 #
+# The first run includes the browser test (tests/browser.rs: headless Chromium through
+# chromedriver against the real server, screenshots in target/screenshots/); Chromium and
+# chromedriver are installed from Debian's packages when missing and we are root.
+#
 # Extra arguments go to both `cargo test` runs. Last, clients/test.sh generates the Python and
 # TypeScript clients from openapi.yaml and plays every game through each against the server
 # (docs/clients.md); it needs python3 (with venv) and node with npm.
@@ -46,6 +50,21 @@ if [ -z "${KURYR_TEST_DATABASE_URL:-}" ]; then
   }
   trap cleanup EXIT
   export KURYR_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
+fi
+
+# The browser test (tests/browser.rs) drives headless Chromium through chromedriver, and fails
+# without them: install them when missing, as PostgreSQL above.
+if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "installing Chromium and chromedriver (the browser test)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+  else
+    echo "Chromium or chromedriver is missing; the browser test (tests/browser.rs) needs both:" >&2
+    echo "install them (Debian: apt-get install chromium chromium-driver)." >&2
+    exit 2
+  fi
 fi
 
 step "tests on SQLite"

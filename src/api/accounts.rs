@@ -13,7 +13,6 @@ use crate::api::auth::require_login_token;
 use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller, Credential};
 use crate::http::ClientAddress;
-use crate::limits::AccountMail;
 use crate::service::accounts::{self, AccountChanges};
 use crate::service::vacations::VacationAction;
 use crate::service::{addresses, notifications, vacations};
@@ -335,16 +334,15 @@ pub async fn request_password_reset(
     client: ClientAddress,
     body: web::Json<ResetRequestBody>,
 ) -> Result<HttpResponse, ApiError> {
-    let email: String = body.into_inner().email.into();
-    state
-        .limits
-        .check_account_mail(AccountMail::PasswordReset, &email, client.0)?;
-    let (db, notifier, now) = (state.db.clone(), state.notifier.clone(), state.clock.now());
-    state.after_answer.spawn(async move {
-        if let Err(error) = addresses::request_password_reset(&db, &notifier, email, now).await {
-            tracing::error!(%error, "a password reset request failed after its answer");
-        }
-    });
+    addresses::ask_password_reset(
+        &state.db,
+        &state.notifier,
+        &state.limits,
+        client.0,
+        &state.after_answer,
+        body.into_inner().email.into(),
+        state.clock.now(),
+    )?;
     Ok(HttpResponse::Accepted().finish())
 }
 

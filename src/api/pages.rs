@@ -98,6 +98,8 @@ struct Page<'a> {
     message: String,
     form: Option<&'a str>,
     token: Option<&'a str>,
+    /// Where to go next, and what the link says: the web client's pages.
+    link: Option<(&'a str, &'a str)>,
 }
 
 impl Page<'_> {
@@ -109,6 +111,8 @@ impl Page<'_> {
             form => self.form,
             token => self.token,
             min_chars => PASSWORD_MIN_CHARS,
+            link => self.link.map(|(href, _)| href),
+            link_text => self.link.map(|(_, text)| text),
         })
     }
 
@@ -152,6 +156,7 @@ fn problem_page(title: &str, error: impl Into<ApiError>) -> HttpResponse {
         message,
         form: None,
         token: None,
+        link: None,
     }
     .render();
     if matches!(error, ApiError::Busy) {
@@ -191,6 +196,7 @@ pub async fn confirm_email(
             ),
             form: None,
             token: None,
+            link: Some(("/games", "Go to your games")),
         }
         .render(),
         Err(error) => problem_page("Address not confirmed", error),
@@ -225,6 +231,7 @@ pub async fn reset_form(state: web::Data<AppState>, query: web::Query<TokenQuery
         message: "Every device logged in to your account will have to log in again.".into(),
         form: Some("reset"),
         token: Some(&token),
+        link: None,
     }
     .render()
 }
@@ -267,6 +274,7 @@ pub async fn reset_submit(state: web::Data<AppState>, form: web::Form<ResetForm>
             message: "Your new password is set. Log in with it from your client.".into(),
             form: None,
             token: None,
+            link: Some(("/signin", "Sign in")),
         }
         .render(),
         Err(error) => problem_page("Password not changed", error),
@@ -303,6 +311,7 @@ pub async fn unsubscribe_form(
         ),
         form: Some("unsubscribe"),
         token: Some(&token),
+        link: None,
     }
     .render()
 }
@@ -331,6 +340,7 @@ pub async fn unsubscribe(
             ),
             form: None,
             token: None,
+            link: Some(("/settings", "Your notification settings")),
         }
         .render(),
         Err(error) => problem_page("Not unsubscribed", error),
@@ -358,6 +368,7 @@ mod tests {
                     message: "a <script> & more".into(),
                     form,
                     token: Some("abc.def-ghi_jkl\"><x"),
+                    link: Some(("/games", "Go <on>")),
                 };
                 let html = page.html().expect("the page renders");
                 assert!(html.contains("Title &lt;b&gt;"), "{html}");

@@ -34,6 +34,13 @@ pub fn parse_zone(name: &str) -> Result<Tz, String> {
     })
 }
 
+/// Every zone name [`parse_zone`] takes as it is, sorted: the choices a form offers.
+pub fn zone_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = TZ_VARIANTS.iter().map(|zone| zone.name()).collect();
+    names.sort_unstable();
+    names
+}
+
 /// A deadline as its player reads it, in their zone, to the minute:
 /// "Tue 24 Nov 2026 18:00 CET (Europe/Paris)".
 ///

@@ -65,6 +65,10 @@ pub struct YourTurn {
     #[serde(default)]
     pub deadline: Option<String>,
     pub legal_moves: u32,
+    /// A picture of the position (an absolute URL of a PNG), shown in the HTML mail above the
+    /// text diagram; older stored mails have none.
+    #[serde(default)]
+    pub board_image: Option<String>,
     pub game_url: String,
 }
 
@@ -383,6 +387,9 @@ mod tests {
             board: BOARD.into(),
             deadline: Some("Tue 24 Nov 2026 18:00 CET (Europe/Paris)".into()),
             legal_moves: 7,
+            board_image: Some(
+                "https://kuryr.example.org/api/v1/rules/cubulus/board.png?position=x".into(),
+            ),
             game_url: "https://kuryr.example.org/games/0190".into(),
         })
     }

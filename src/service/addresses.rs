@@ -127,6 +127,32 @@ pub async fn confirm(
     .await
 }
 
+/// A request for a password reset link, as either face takes it (the API's
+/// `POST /api/v1/auth/password-reset`, the web client's forgot-password form): counted against
+/// the asking client and the address (the same limits as every account mail), then accepted at
+/// once, whoever has the address or nobody. The lookup and the mail run after the answer, on
+/// `after_answer`, so that neither the answer nor its timing says whether the address is known.
+pub fn ask_password_reset(
+    db: &Database,
+    notifier: &Notifier,
+    limits: &Limits,
+    client: IpAddr,
+    after_answer: &tokio_util::task::TaskTracker,
+    email: String,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    limits
+        .check_account_mail(AccountMail::PasswordReset, &email, client)
+        .map_err(ServiceError::Limited)?;
+    let (db, notifier) = (db.clone(), notifier.clone());
+    after_answer.spawn(async move {
+        if let Err(error) = request_password_reset(&db, &notifier, email, now).await {
+            tracing::error!(%error, "a password reset request failed after its answer");
+        }
+    });
+    Ok(())
+}
+
 /// Mails a reset link to the account with this confirmed address, if there is one. Whether
 /// there is one must not show in the answer nor in its timing, so the API answers first and
 /// runs this after.

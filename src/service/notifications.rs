@@ -266,16 +266,39 @@ impl Notifier {
         format!("{}{path}", self.base)
     }
 
+    /// The game's page in the web client, where the reader plays their move.
     pub fn game_url(&self, game_id: &str) -> String {
-        self.url(&format!("/api/v1/games/{game_id}"))
+        self.url(&format!("/games/{game_id}"))
     }
 
-    pub fn challenge_url(&self, challenge_id: &str) -> String {
-        self.url(&format!("/api/v1/challenges/{challenge_id}"))
+    /// The web client's page that lists the reader's games and the challenges waiting for
+    /// them, where a challenge is accepted or declined.
+    pub fn challenge_url(&self, _challenge_id: &str) -> String {
+        self.url("/games")
     }
 
+    /// The web client's settings page.
     pub fn settings_url(&self) -> String {
-        self.url("/api/v1/me/notifications")
+        self.url("/settings")
+    }
+
+    /// A picture (PNG) of `position`, from the public stateless board endpoint: a mail reader
+    /// loads it without signing in.
+    pub fn board_image_url(
+        &self,
+        game: GameKind,
+        position: &str,
+        options: &serde_json::Value,
+    ) -> String {
+        let mut query = vec![("position", position.to_owned())];
+        if options
+            .as_object()
+            .is_some_and(|options| !options.is_empty())
+        {
+            query.push(("options", options.to_string()));
+        }
+        let query = serde_html_form::to_string(&query).unwrap_or_default();
+        self.url(&format!("/api/v1/rules/{}/board.png?{query}", game.id()))
     }
 
     pub fn link(
@@ -356,6 +379,7 @@ impl TurnEvent {
                 .deadline_at
                 .map(|deadline| clock::format_deadline(deadline.and_utc(), zone)),
             legal_moves: position.map_or(0, |p| p.legal_moves().len() as u32),
+            board_image: Some(notifier.board_image_url(self.game, &self.position, &self.options)),
             game_url: notifier.game_url(&self.game_id),
         })
     }

@@ -13,6 +13,7 @@ pub mod forms;
 mod games;
 mod render;
 pub mod session;
+mod settings;
 
 use actix_web::http::{StatusCode, header};
 use actix_web::middleware::DefaultHeaders;
@@ -68,6 +69,42 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
         (
             "/challenges/{id}/{action}",
             web::post().to(challenges::answer),
+            Method::POST,
+        ),
+        ("/settings", web::get().to(settings::show), Method::GET),
+        (
+            "/settings/notifications",
+            web::post().to(settings::notifications),
+            Method::POST,
+        ),
+        (
+            "/settings/account",
+            web::post().to(settings::account),
+            Method::POST,
+        ),
+        (
+            "/settings/vacation",
+            web::post().to(settings::vacation),
+            Method::POST,
+        ),
+        (
+            "/settings/email",
+            web::post().to(settings::email),
+            Method::POST,
+        ),
+        (
+            "/settings/password",
+            web::post().to(settings::password),
+            Method::POST,
+        ),
+        (
+            "/forgot-password",
+            web::get().to(settings::forgot_form),
+            Method::GET,
+        ),
+        (
+            "/forgot-password",
+            web::post().to(settings::forgot),
             Method::POST,
         ),
         (

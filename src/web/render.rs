@@ -27,6 +27,8 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "games.html",
     "game.html",
     "challenge_new.html",
+    "settings.html",
+    "forgot_password.html",
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

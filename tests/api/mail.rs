@@ -38,6 +38,7 @@ fn your_turn_mail(id: &str, to_address: &str, unsubscribe_url: Option<&str>) -> 
         board: BOARD.into(),
         deadline: Some("Tue 24 Nov 2026 18:00 CET (Europe/Paris)".into()),
         legal_moves: 9,
+        board_image: None,
         game_url: "https://kuryr.example.org/games/42".into(),
     });
     let footer = Footer {

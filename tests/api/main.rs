@@ -35,4 +35,5 @@ mod suluc;
 mod tokens;
 mod web;
 mod web_games;
+mod web_settings;
 mod webhooks;

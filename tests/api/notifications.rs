@@ -58,6 +58,24 @@ fn to(mails: &[ReceivedMail], username: &str) -> Vec<String> {
         .collect()
 }
 
+/// The `src` of the board picture in an HTML mail, unescaped; the picture has its `alt` text.
+fn board_image_in(html: &str) -> String {
+    let at = html
+        .find("<img ")
+        .unwrap_or_else(|| panic!("no picture in:\n{html}"));
+    let tag = &html[at..at + html[at..].find('>').unwrap()];
+    assert!(tag.contains(" alt=\"The "), "{tag}");
+    let src = tag.split(" src=\"").nth(1).unwrap();
+    let src = &src[..src.find('"').unwrap()];
+    src.replace("&#x2f;", "/")
+        .replace("&#x3d;", "=")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
 /// The mails that arrived after the first `before`.
 fn since(smtp: &TestSmtp, before: usize) -> Vec<ReceivedMail> {
     smtp.received().into_iter().skip(before).collect()
@@ -125,12 +143,33 @@ async fn a_move_mails_exactly_one_your_turn_to_the_opponent() {
         mail.text
     );
     assert!(mail.text.contains("(Europe/Paris)"), "{}", mail.text);
+    // The link opens the game's page in the web client, not the API's JSON.
     assert!(
-        mail.text.contains(&format!("/api/v1/games/{game}")),
+        mail.text
+            .contains(&format!("http://kuryr.test/games/{game}")),
         "{}",
         mail.text
     );
+    assert!(!mail.text.contains("/api/v1/games/"), "{}", mail.text);
     assert!(mail.html.contains("<pre"), "{}", mail.html);
+    // The HTML mail shows the position as a picture, which anyone can load, signed in or not.
+    let image = board_image_in(&mail.html);
+    let path = image
+        .strip_prefix("http://kuryr.test")
+        .unwrap_or_else(|| panic!("an absolute URL on the server: {image}"));
+    assert!(
+        path.starts_with("/api/v1/rules/cheversi/board.png?position="),
+        "{path}"
+    );
+    let picture = app
+        .send(actix_web::test::TestRequest::get().uri(path))
+        .await;
+    assert_eq!(picture.status, StatusCode::OK, "{path}");
+    assert_eq!(picture.header("content-type"), Some("image/png"));
+    assert!(
+        !mail.text.contains("board.png"),
+        "the text mail keeps its diagram"
+    );
     let unsubscribe = mail.header("List-Unsubscribe").expect("List-Unsubscribe");
     assert!(
         unsubscribe.starts_with("<http://kuryr.test/unsubscribe?token="),

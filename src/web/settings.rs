@@ -1,0 +1,500 @@
+//! A person's settings (`/settings`): notifications, time zone and forced moves, vacation,
+//! email address and password, each its own form; and the forgotten-password form.
+//!
+//! Each form calls the one service function the API's own endpoint calls, so both faces refuse
+//! and accept exactly the same things.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use minijinja::{Value, context};
+use serde::Deserialize;
+
+use crate::clock;
+use crate::http::client::ClientAddress;
+use crate::service::accounts::{self, AccountChanges, PASSWORD_MIN_CHARS};
+use crate::service::notifications::{self, SettingsChange, TurnDelivery};
+use crate::service::vacations::{self, VacationAction};
+use crate::service::{addresses, clocks};
+use crate::startup::AppState;
+use crate::web::account::read_form;
+use crate::web::render::{Page, see_other};
+use crate::web::session::{self, MaybeVisitor, Visitor};
+use crate::web::{WebError, forms};
+
+/// The sections of the settings page, by the name their form posts to.
+const SECTIONS: [&str; 5] = ["notifications", "account", "vacation", "email", "password"];
+
+/// The notification kinds a person switches on and off, as the page names them.
+const KINDS: [(&str, &str); 7] = [
+    ("your_turn", "It is my move"),
+    ("challenge_received", "Someone challenges me"),
+    ("challenge_accepted", "My challenge is accepted"),
+    ("draw_offered", "My opponent offers a draw"),
+    ("game_over", "A game ends"),
+    ("deadline_reminder", "A deadline is near (reminders)"),
+    ("timeout", "A game is lost on time"),
+];
+
+#[derive(Deserialize)]
+pub struct SavedQuery {
+    saved: Option<String>,
+}
+
+/// What a `?saved=` notice says, and the section it shows in (where the redirect's fragment
+/// scrolls to).
+fn saved_notice(saved: &str) -> Option<(&'static str, &'static str)> {
+    let section = match saved {
+        "vacation-start" | "vacation-end" => "vacation",
+        other => SECTIONS.into_iter().find(|section| *section == other)?,
+    };
+    let notice = match saved {
+        "notifications" => "Your notification settings are saved.",
+        "account" => "Your time zone and forced-move setting are saved.",
+        "vacation-start" => "Your vacation has begun: the clocks of your games stand still.",
+        "vacation-end" => "Your vacation is over: your clocks run again.",
+        "email" => {
+            "A confirmation mail is on its way to your new address: follow its link. Until then Kuryr mails you nothing."
+        }
+        "password" => {
+            "Your password is changed. Every other device signed in to your account has to sign in again; this browser stays signed in."
+        }
+        _ => return None,
+    };
+    Some((section, notice))
+}
+
+/// A refused form, drawn again with the service's reason next to it.
+struct Refused {
+    section: &'static str,
+    status: StatusCode,
+    problem: String,
+    /// What the person had typed, so that it is not lost (never a password).
+    values: Value,
+}
+
+pub async fn show(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    query: web::Query<SavedQuery>,
+) -> Result<HttpResponse, WebError> {
+    let notice = query.saved.as_deref().and_then(saved_notice);
+    settings_page(&req, &state, &visitor, notice, None).await
+}
+
+/// The whole page: what the account, its notification settings and its vacation stand at now.
+async fn settings_page(
+    req: &HttpRequest,
+    state: &AppState,
+    visitor: &Visitor,
+    notice: Option<(&str, &str)>,
+    refused: Option<Refused>,
+) -> Result<HttpResponse, WebError> {
+    let (user, _) = accounts::me(&state.db, visitor.user.id.clone()).await?;
+    let settings = notifications::get_settings(&state.db, visitor.user.id.clone()).await?;
+    let vacation = vacations::apply(
+        &state.db,
+        visitor.user.id.clone(),
+        VacationAction::Show,
+        state.vacation_allowance,
+        state.clock.now(),
+    )
+    .await?;
+    let zone = clocks::zone_of(&user.time_zone);
+    let stored = serde_json::to_value(&settings).unwrap_or_default();
+    let kinds: Vec<Value> = KINDS
+        .iter()
+        .map(|&(name, label)| {
+            context! { name, label, on => stored[name].as_bool().unwrap_or(false) }
+        })
+        .collect();
+    let reminder_hours = settings
+        .reminder_hours
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let vacation = context! {
+        on => vacation.since.is_some(),
+        since => vacation.since.map(|at| clock::format_deadline(at, zone)),
+        ends_at => vacation.ends_at.map(|at| clock::format_deadline(at, zone)),
+        allowance => clock::format_time_left(vacation.allowance),
+        remaining => clock::format_time_left(vacation.remaining_this_year),
+    };
+    let (status, section, problem, values) = match refused {
+        Some(refused) => (
+            refused.status,
+            Some(refused.section),
+            Some(refused.problem),
+            refused.values,
+        ),
+        None => (StatusCode::OK, None, None, Value::from(())),
+    };
+    Ok(Page::new(req, Some(visitor)).status(status).render(
+        "settings.html",
+        context! {
+            title => "Settings",
+            notice => notice.map(|(_, notice)| notice),
+            notice_section => notice.map(|(section, _)| section),
+            section,
+            problem,
+            typed => values,
+            kinds,
+            digest => settings.turn_delivery == TurnDelivery::Digest,
+            digest_hour => settings.digest_hour,
+            hours => (0..24u32)
+                .map(|hour| context! { hour, label => format!("{hour:02}:00") })
+                .collect::<Vec<_>>(),
+            reminder_hours,
+            time_zone => user.time_zone,
+            zones => clock::zone_names(),
+            play_forced_moves => user.play_forced_moves != 0,
+            vacation,
+            email => user.email,
+            email_confirmed => user.email_verified_at.is_some(),
+            min_chars => PASSWORD_MIN_CHARS,
+        },
+    ))
+}
+
+/// Draws the page again with `error`'s reason in `section`.
+async fn refused(
+    req: &HttpRequest,
+    state: &AppState,
+    visitor: &Visitor,
+    section: &'static str,
+    error: crate::service::error::ServiceError,
+    values: Value,
+) -> Result<HttpResponse, WebError> {
+    debug_assert!(SECTIONS.contains(&section));
+    let (status, problem) = WebError::reason(error);
+    let refused = Refused {
+        section,
+        status,
+        problem,
+        values,
+    };
+    settings_page(req, state, visitor, None, Some(refused)).await
+}
+
+#[derive(Deserialize)]
+struct NotificationsForm {
+    csrf: String,
+    your_turn: Option<String>,
+    challenge_received: Option<String>,
+    challenge_accepted: Option<String>,
+    draw_offered: Option<String>,
+    game_over: Option<String>,
+    deadline_reminder: Option<String>,
+    timeout: Option<String>,
+    turn_delivery: TurnDelivery,
+    digest_hour: u32,
+    #[serde(default)]
+    reminder_hours: String,
+}
+
+/// "24, 2" as hours; anything that is not a whole number is the form's mistake, said in words.
+fn hours_in(text: &str) -> Result<Vec<u32>, crate::service::error::ServiceError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            part.parse::<u32>().map_err(|_| {
+                crate::service::error::ServiceError::invalid(
+                    "reminder_hours",
+                    format!(
+                        "`{part}` is not a number of hours: write whole hours separated by commas, such as `24, 2`, or nothing for no reminders"
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+pub async fn notifications(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: NotificationsForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let typed = context! { reminder_hours => form.reminder_hours.clone() };
+    let saved = match hours_in(&form.reminder_hours) {
+        Ok(reminder_hours) => {
+            let changes = SettingsChange {
+                your_turn: Some(form.your_turn.is_some()),
+                challenge_received: Some(form.challenge_received.is_some()),
+                challenge_accepted: Some(form.challenge_accepted.is_some()),
+                draw_offered: Some(form.draw_offered.is_some()),
+                game_over: Some(form.game_over.is_some()),
+                deadline_reminder: Some(form.deadline_reminder.is_some()),
+                timeout: Some(form.timeout.is_some()),
+                turn_delivery: Some(form.turn_delivery),
+                digest_hour: Some(form.digest_hour),
+                reminder_hours: Some(reminder_hours),
+            };
+            notifications::update_settings(
+                &state.db,
+                visitor.user.id.clone(),
+                changes,
+                state.clock.now(),
+            )
+            .await
+        }
+        Err(error) => Err(error),
+    };
+    match saved {
+        Ok(_) => Ok(see_other("/settings?saved=notifications#notifications")),
+        Err(error) => refused(&req, &state, &visitor, "notifications", error, typed).await,
+    }
+}
+
+#[derive(Deserialize)]
+struct AccountForm {
+    csrf: String,
+    time_zone: String,
+    play_forced_moves: Option<String>,
+}
+
+pub async fn account(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    client: ClientAddress,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: AccountForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let changes = AccountChanges {
+        time_zone: Some(form.time_zone.clone()),
+        play_forced_moves: Some(form.play_forced_moves.is_some()),
+        ..AccountChanges::default()
+    };
+    match update_account(&state, &visitor, client, changes).await {
+        Ok(()) => Ok(see_other("/settings?saved=account#account")),
+        Err(error) => {
+            let typed = context! { time_zone => form.time_zone };
+            refused(&req, &state, &visitor, "account", error, typed).await
+        }
+    }
+}
+
+async fn update_account(
+    state: &AppState,
+    visitor: &Visitor,
+    client: ClientAddress,
+    changes: AccountChanges,
+) -> Result<(), crate::service::error::ServiceError> {
+    let allowance = addresses::MailAllowance {
+        limits: state.limits.clone(),
+        client: client.0,
+    };
+    accounts::update(
+        &state.db,
+        &state.notifier,
+        allowance,
+        visitor.user.id.clone(),
+        changes,
+        state.clock.now(),
+    )
+    .await
+    .map(|_| ())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum VacationChoice {
+    Start,
+    End,
+}
+
+#[derive(Deserialize)]
+struct VacationForm {
+    csrf: String,
+    action: VacationChoice,
+}
+
+pub async fn vacation(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: VacationForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let (action, saved) = match form.action {
+        VacationChoice::Start => (VacationAction::Start, "vacation-start"),
+        VacationChoice::End => (VacationAction::End, "vacation-end"),
+    };
+    let done = vacations::apply(
+        &state.db,
+        visitor.user.id.clone(),
+        action,
+        state.vacation_allowance,
+        state.clock.now(),
+    )
+    .await;
+    match done {
+        Ok(_) => Ok(see_other(&format!("/settings?saved={saved}#vacation"))),
+        Err(error) => refused(&req, &state, &visitor, "vacation", error, Value::from(())).await,
+    }
+}
+
+#[derive(Deserialize)]
+struct EmailForm {
+    csrf: String,
+    email: String,
+}
+
+/// A new address: the confirmation mail goes to it, as the API's `PATCH /api/v1/me` sends it.
+pub async fn email(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    client: ClientAddress,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: EmailForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let changes = AccountChanges {
+        email: Some(form.email.clone()),
+        ..AccountChanges::default()
+    };
+    match update_account(&state, &visitor, client, changes).await {
+        Ok(()) => Ok(see_other("/settings?saved=email#email")),
+        Err(error) => {
+            let typed = context! { email => form.email };
+            refused(&req, &state, &visitor, "email", error, typed).await
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct PasswordForm {
+    csrf: String,
+    current_password: String,
+    new_password: String,
+}
+
+/// A new password. Every session ends, this browser's too, as with the API; the fresh token
+/// the change returns becomes this browser's new session, so the person stays signed in here.
+pub async fn password(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: PasswordForm = read_form(&body)?;
+    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let changed = accounts::change_password(
+        &state.db,
+        &state.hasher,
+        &state.tokens,
+        visitor.user.id.clone(),
+        form.current_password,
+        form.new_password,
+        state.clock.now(),
+    )
+    .await;
+    match changed {
+        Ok(token) => {
+            let mut response = see_other("/settings?saved=password#password");
+            session::start(&state, &mut response, token)?;
+            Ok(response)
+        }
+        Err(error) => refused(&req, &state, &visitor, "password", error, Value::from(())).await,
+    }
+}
+
+#[derive(Deserialize)]
+pub struct SentQuery {
+    sent: Option<String>,
+}
+
+/// The neutral notice, the same whoever has the address, or nobody.
+const RESET_SENT: &str = "If an account has this confirmed address, a mail with a link to choose a new password is on its way. The link works for one hour, once.";
+
+pub async fn forgot_form(
+    req: HttpRequest,
+    visitor: MaybeVisitor,
+    query: web::Query<SentQuery>,
+) -> HttpResponse {
+    let notice = query.sent.is_some().then_some(RESET_SENT);
+    Page::new(&req, visitor.0.as_ref()).render(
+        "forgot_password.html",
+        context! { title => "Forgotten password", notice },
+    )
+}
+
+#[derive(Deserialize)]
+struct ForgotForm {
+    csrf: String,
+    email: String,
+}
+
+/// Asks for a reset link as the API's `POST /api/v1/auth/password-reset` does (same limits,
+/// same mail), and answers the same neutral notice for any address.
+pub async fn forgot(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: MaybeVisitor,
+    client: ClientAddress,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: ForgotForm = read_form(&body)?;
+    let visitor = visitor.0;
+    forms::check(
+        &req,
+        visitor.as_ref().and_then(Visitor::session_id),
+        &form.csrf,
+    )?;
+    let asked = addresses::ask_password_reset(
+        &state.db,
+        &state.notifier,
+        &state.limits,
+        client.0,
+        &state.after_answer,
+        form.email.clone(),
+        state.clock.now(),
+    );
+    match asked {
+        Ok(()) => Ok(see_other("/forgot-password?sent=1")),
+        Err(error) => {
+            let (status, problem) = WebError::reason(error);
+            Ok(Page::new(&req, visitor.as_ref()).status(status).render(
+                "forgot_password.html",
+                context! { title => "Forgotten password", email => form.email, problem },
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reminder_hours_read_as_the_api_takes_them() {
+        assert_eq!(hours_in("24, 2").unwrap(), vec![24, 2]);
+        assert_eq!(hours_in(" 48,12 ").unwrap(), vec![48, 12]);
+        assert!(hours_in("").unwrap().is_empty());
+        assert!(hours_in("a day").is_err());
+    }
+
+    #[test]
+    fn every_notice_and_section_is_known() {
+        for saved in [
+            "notifications",
+            "account",
+            "vacation-start",
+            "vacation-end",
+            "email",
+            "password",
+        ] {
+            assert!(saved_notice(saved).is_some(), "{saved}");
+        }
+        assert!(saved_notice("<script>").is_none());
+        assert_eq!(SECTIONS.len(), 5);
+    }
+}

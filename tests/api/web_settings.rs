@@ -1,0 +1,493 @@
+//! The web client's settings, in process: each form changes what the API then reports, each
+//! needs this visitor's form token, a refused change says why, a password change keeps this
+//! browser signed in and ends the other sessions, and the forgotten-password form sends the same
+//! reset mail as the API.
+
+use actix_web::http::{Method, StatusCode, header};
+use actix_web::test::TestRequest;
+use serde_json::Value;
+
+use kuryr::limits::LimitSettings;
+
+use crate::helpers::{
+    PASSWORD, TestApp, TestResponse, TestUser, link_in, spawn_app, spawn_app_with,
+};
+use crate::smtp::TestSmtp;
+
+fn html(response: &TestResponse) -> &str {
+    response.body.as_str().expect("an HTML page")
+}
+
+/// The form token a page carries.
+fn csrf_in(page: &str) -> String {
+    let at = page.find("name=\"csrf\" value=\"").expect("a form token") + 19;
+    page[at..at + 32].to_owned()
+}
+
+/// A browser, as far as these tests need one: it keeps the cookies it is given.
+struct Browser<'a> {
+    app: &'a TestApp,
+    cookies: Vec<String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        Browser {
+            app,
+            cookies: Vec::new(),
+        }
+    }
+
+    fn keep(&mut self, response: &TestResponse) {
+        for set in response.headers.get_all(header::SET_COOKIE) {
+            let pair = set.to_str().unwrap().split(';').next().unwrap().to_owned();
+            let name = pair.split('=').next().unwrap().to_owned();
+            self.cookies.retain(|c| !c.starts_with(&format!("{name}=")));
+            if !pair.ends_with('=') {
+                self.cookies.push(pair);
+            }
+        }
+    }
+
+    async fn send(&mut self, mut request: TestRequest) -> TestResponse {
+        if !self.cookies.is_empty() {
+            request = request.insert_header((header::COOKIE, self.cookies.join("; ")));
+        }
+        let response = self.app.send(request).await;
+        self.keep(&response);
+        response
+    }
+
+    async fn get(&mut self, path: &str) -> TestResponse {
+        self.send(TestRequest::get().uri(path)).await
+    }
+
+    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> TestResponse {
+        let body = serde_html_form::to_string(form).unwrap();
+        self.send(
+            TestRequest::default()
+                .method(Method::POST)
+                .uri(path)
+                .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                .set_payload(body),
+        )
+        .await
+    }
+
+    /// The token of the forms on `path`, as the page gives it.
+    async fn csrf(&mut self, path: &str) -> String {
+        let page = self.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.body);
+        csrf_in(html(&page))
+    }
+
+    /// Signs in through the form.
+    async fn sign_in(&mut self, login: &str, password: &str) {
+        let csrf = self.csrf("/signin").await;
+        let done = self
+            .post(
+                "/signin",
+                &[("csrf", &csrf), ("login", login), ("password", password)],
+            )
+            .await;
+        assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    }
+
+    /// Sends a settings form with this visitor's token; answers the response.
+    async fn save(&mut self, path: &str, fields: &[(&str, &str)]) -> TestResponse {
+        let csrf = self.csrf("/settings").await;
+        let mut form = vec![("csrf", csrf.as_str())];
+        form.extend_from_slice(fields);
+        self.post(path, &form).await
+    }
+}
+
+/// A person signed in from a browser, who also holds an API token to check what changed.
+async fn signed_in<'a>(app: &'a TestApp, username: &str) -> (Browser<'a>, TestUser) {
+    let user = app.user(username).await;
+    let mut browser = Browser::new(app);
+    browser.sign_in(username, PASSWORD).await;
+    (browser, user)
+}
+
+async fn api(app: &TestApp, path: &str, user: &TestUser) -> Value {
+    let answer = app.get(path, Some(&user.token)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{path}: {}", answer.body);
+    answer.body
+}
+
+fn assert_saved(response: &TestResponse, saved: &str) {
+    assert_eq!(response.status, StatusCode::SEE_OTHER, "{}", response.body);
+    let location = response.header("location").unwrap();
+    assert!(
+        location.starts_with(&format!("/settings?saved={saved}")),
+        "{location}"
+    );
+}
+
+/// The reason a refused form is drawn again with.
+fn problem_in(response: &TestResponse) -> String {
+    let page = html(response);
+    let at = page
+        .find("role=\"alert\" id=\"problem\">")
+        .unwrap_or_else(|| panic!("no reason on the page:\n{page}"));
+    let rest = &page[at + 26..];
+    rest[..rest.find("</p>").unwrap()].to_owned()
+}
+
+#[actix_web::test]
+async fn the_settings_page_needs_a_sign_in_and_shows_every_section() {
+    let app = spawn_app().await;
+    let mut stranger = Browser::new(&app);
+    let away = stranger.get("/settings").await;
+    assert_eq!(away.status, StatusCode::SEE_OTHER);
+    assert_eq!(away.header("location"), Some("/signin?next=%2Fsettings"));
+
+    let (mut browser, _) = signed_in(&app, "alice").await;
+    let page = browser.get("/settings").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let page = html(&page);
+    for action in [
+        "/settings/notifications",
+        "/settings/account",
+        "/settings/vacation",
+        "/settings/email",
+        "/settings/password",
+    ] {
+        assert!(page.contains(&format!("action=\"{action}\"")), "{action}");
+    }
+    assert!(page.contains("<option selected>UTC</option>"));
+    // Names are escaped as every value is (`/` too); the browser reads them back.
+    assert!(page.contains("<option>Europe&#x2f;Paris</option>"));
+    assert!(page.len() < 100_000, "{} bytes", page.len());
+    assert!(!page.contains(" style="), "no inline styles");
+    // Every field a person fills in has its label.
+    for id in [
+        "turn_delivery",
+        "digest_hour",
+        "reminder_hours",
+        "time_zone",
+        "play_forced_moves",
+        "new_email",
+        "current_password",
+        "new_password",
+    ] {
+        assert!(page.contains(&format!("<label for=\"{id}\"")), "{id}");
+    }
+}
+
+#[actix_web::test]
+async fn each_settings_form_changes_what_the_api_reports() {
+    let app = spawn_app().await;
+    let (mut browser, alice) = signed_in(&app, "alice").await;
+
+    let saved = browser
+        .save(
+            "/settings/notifications",
+            &[
+                ("your_turn", "on"),
+                ("game_over", "on"),
+                ("turn_delivery", "digest"),
+                ("digest_hour", "7"),
+                ("reminder_hours", "48, 2"),
+            ],
+        )
+        .await;
+    assert_saved(&saved, "notifications");
+    let settings = api(&app, "/api/v1/me/notifications", &alice).await;
+    assert_eq!(settings["your_turn"], true);
+    assert_eq!(settings["game_over"], true);
+    assert_eq!(settings["challenge_received"], false, "unticked: off");
+    assert_eq!(settings["timeout"], false);
+    assert_eq!(settings["turn_delivery"], "digest");
+    assert_eq!(settings["digest_hour"], 7);
+    assert_eq!(settings["reminder_hours"], serde_json::json!([48, 2]));
+    let page = browser.get("/settings?saved=notifications").await;
+    assert!(html(&page).contains("role=\"status\""), "the notice");
+    assert!(html(&page).contains("value=\"48, 2\""));
+
+    let saved = browser
+        .save(
+            "/settings/account",
+            &[("time_zone", "Europe/Paris"), ("play_forced_moves", "on")],
+        )
+        .await;
+    assert_saved(&saved, "account");
+    let me = api(&app, "/api/v1/me", &alice).await;
+    assert_eq!(me["time_zone"], "Europe/Paris", "{me}");
+    assert_eq!(me["play_forced_moves"], true, "{me}");
+
+    let saved = browser
+        .save("/settings/vacation", &[("action", "start")])
+        .await;
+    assert_saved(&saved, "vacation-start");
+    let vacation = api(&app, "/api/v1/me/vacation", &alice).await;
+    assert_eq!(vacation["on_vacation"], true, "{vacation}");
+    let page = browser.get("/settings").await;
+    assert!(html(&page).contains("End my vacation now"));
+    let saved = browser
+        .save("/settings/vacation", &[("action", "end")])
+        .await;
+    assert_saved(&saved, "vacation-end");
+    let vacation = api(&app, "/api/v1/me/vacation", &alice).await;
+    assert_eq!(vacation["on_vacation"], false, "{vacation}");
+
+    let saved = browser
+        .save("/settings/email", &[("email", "alice.new@example.org")])
+        .await;
+    assert_saved(&saved, "email");
+    let me = api(&app, "/api/v1/me", &alice).await;
+    assert_eq!(me["email"], "alice.new@example.org", "{me}");
+    assert_eq!(me["email_confirmed"], false, "{me}");
+}
+
+#[actix_web::test]
+async fn a_refused_setting_says_why_and_keeps_what_was_typed() {
+    let app = spawn_app().await;
+    let (mut browser, alice) = signed_in(&app, "alice").await;
+    let refused = browser
+        .save(
+            "/settings/notifications",
+            &[
+                ("turn_delivery", "immediate"),
+                ("digest_hour", "8"),
+                ("reminder_hours", "500"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        problem_in(&refused).contains("168"),
+        "{}",
+        problem_in(&refused)
+    );
+    assert!(html(&refused).contains("value=\"500\""));
+    let refused = browser
+        .save(
+            "/settings/notifications",
+            &[
+                ("turn_delivery", "immediate"),
+                ("digest_hour", "8"),
+                ("reminder_hours", "a day"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(problem_in(&refused).contains("a day"));
+    let settings = api(&app, "/api/v1/me/notifications", &alice).await;
+    assert_eq!(settings["reminder_hours"], serde_json::json!([24]));
+
+    let refused = browser
+        .save("/settings/account", &[("time_zone", "Mars/Olympus")])
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(problem_in(&refused).contains("Mars&#x2f;Olympus"));
+    let refused = browser
+        .save("/settings/email", &[("email", "not an address")])
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(html(&refused).contains("value=\"not an address\""));
+    let refused = browser
+        .save("/settings/vacation", &[("action", "end")])
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "not on vacation");
+    problem_in(&refused);
+}
+
+#[actix_web::test]
+async fn every_settings_form_needs_this_visitors_token() {
+    let app = spawn_app().await;
+    let (mut browser, alice) = signed_in(&app, "alice").await;
+    let anonymous = Browser::new(&app).csrf("/signin").await;
+    let forms: [(&str, Vec<(&str, &str)>); 5] = [
+        (
+            "/settings/notifications",
+            vec![
+                ("turn_delivery", "digest"),
+                ("digest_hour", "3"),
+                ("reminder_hours", ""),
+            ],
+        ),
+        ("/settings/account", vec![("time_zone", "Asia/Tokyo")]),
+        ("/settings/vacation", vec![("action", "start")]),
+        ("/settings/email", vec![("email", "mallory@example.org")]),
+        (
+            "/settings/password",
+            vec![
+                ("current_password", PASSWORD),
+                ("new_password", "mallory's password"),
+            ],
+        ),
+    ];
+    for (path, fields) in &forms {
+        for csrf in ["", anonymous.as_str(), &"0".repeat(32)] {
+            let mut form = vec![("csrf", csrf)];
+            form.extend_from_slice(fields);
+            let refused = browser.post(path, &form).await;
+            assert_eq!(
+                refused.status,
+                StatusCode::FORBIDDEN,
+                "{path} with {csrf:?}"
+            );
+        }
+        // A form posted from another site is refused whatever it carries.
+        let csrf = browser.csrf("/settings").await;
+        let mut form = vec![("csrf", csrf.as_str())];
+        form.extend_from_slice(fields);
+        let body = serde_html_form::to_string(&form).unwrap();
+        let request = TestRequest::default()
+            .method(Method::POST)
+            .uri(path)
+            .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+            .insert_header((header::ORIGIN, "https://evil.example"))
+            .set_payload(body);
+        let refused = browser.send(request).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::FORBIDDEN,
+            "{path} from elsewhere"
+        );
+    }
+    let me = api(&app, "/api/v1/me", &alice).await;
+    assert_eq!(me["time_zone"], "UTC");
+    assert_eq!(me["email"], "alice@example.org");
+    let settings = api(&app, "/api/v1/me/notifications", &alice).await;
+    assert_eq!(settings["turn_delivery"], "immediate");
+    let vacation = api(&app, "/api/v1/me/vacation", &alice).await;
+    assert_eq!(vacation["on_vacation"], false);
+    assert_eq!(
+        app.login("alice", PASSWORD).await.status,
+        StatusCode::OK,
+        "the password is unchanged"
+    );
+}
+
+#[actix_web::test]
+async fn a_password_change_needs_the_current_one_and_keeps_this_browser_signed_in() {
+    let app = spawn_app().await;
+    let (mut browser, alice) = signed_in(&app, "alice").await;
+    let mut elsewhere = Browser::new(&app);
+    elsewhere.sign_in("alice", PASSWORD).await;
+
+    let refused = browser
+        .save(
+            "/settings/password",
+            &[
+                ("current_password", "not my password"),
+                ("new_password", "a brand new password"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(
+        problem_in(&refused).contains("The current password is wrong"),
+        "{}",
+        problem_in(&refused)
+    );
+    assert!(
+        !html(&refused).contains("not my password"),
+        "a password is never drawn back"
+    );
+    assert_eq!(
+        app.get("/api/v1/me", Some(&alice.token)).await.status,
+        StatusCode::OK,
+        "nothing ended"
+    );
+
+    let changed = browser
+        .save(
+            "/settings/password",
+            &[
+                ("current_password", PASSWORD),
+                ("new_password", "a brand new password"),
+            ],
+        )
+        .await;
+    assert_saved(&changed, "password");
+    // This browser has a new session and stays signed in; every other session has ended.
+    let page = browser.get("/settings?saved=password").await;
+    assert_eq!(page.status, StatusCode::OK, "still signed in");
+    assert!(html(&page).contains("role=\"status\""));
+    assert_eq!(
+        elsewhere.get("/settings").await.status,
+        StatusCode::SEE_OTHER,
+        "the other browser must sign in again"
+    );
+    assert_eq!(
+        app.get("/api/v1/me", Some(&alice.token)).await.status,
+        StatusCode::UNAUTHORIZED,
+        "the API's token has ended"
+    );
+    assert_eq!(
+        app.login("alice", "a brand new password").await.status,
+        StatusCode::OK
+    );
+}
+
+#[actix_web::test]
+async fn the_forgotten_password_form_sends_the_reset_mail_and_says_the_same_for_anyone() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let mailer = app.mailer(&smtp);
+    app.confirmed_user("alice", &smtp).await;
+    let before = smtp.received().len();
+
+    let mut browser = Browser::new(&app);
+    let mut notices = Vec::new();
+    for email in ["alice@example.org", "nobody@example.org"] {
+        let csrf = browser.csrf("/forgot-password").await;
+        let asked = browser
+            .post("/forgot-password", &[("csrf", &csrf), ("email", email)])
+            .await;
+        assert_eq!(asked.status, StatusCode::SEE_OTHER, "{}", asked.body);
+        assert_eq!(asked.header("location"), Some("/forgot-password?sent=1"));
+        let page = browser.get("/forgot-password?sent=1").await;
+        let page = html(&page);
+        let at = page.find("role=\"status\"").expect("the neutral notice");
+        notices.push(page[at..at + page[at..].find("</p>").unwrap()].to_owned());
+    }
+    assert_eq!(notices[0], notices[1], "the same answer for anyone");
+    let refused = browser
+        .post(
+            "/forgot-password",
+            &[("csrf", ""), ("email", "x@example.org")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    app.deliver(&mailer).await;
+    let mails: Vec<_> = smtp.received().into_iter().skip(before).collect();
+    assert_eq!(mails.len(), 1, "one mail, to the known address");
+    assert_eq!(mails[0].to, "alice@example.org");
+    assert_eq!(mails[0].subject, "Kuryr — reset your password");
+    let link = link_in(&mails[0].text, "/reset-password");
+    let form = app.get(&link, None).await;
+    assert_eq!(form.status, StatusCode::OK, "the link opens the reset page");
+}
+
+#[actix_web::test]
+async fn the_forgotten_password_form_keeps_the_apis_limits() {
+    let limits = LimitSettings::DEFAULT;
+    let app = spawn_app_with(move |state| state.with_limits(&limits)).await;
+    let mut browser = Browser::new(&app);
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let csrf = browser.csrf("/forgot-password").await;
+        let asked = browser
+            .post(
+                "/forgot-password",
+                &[("csrf", &csrf), ("email", "someone@example.org")],
+            )
+            .await;
+        statuses.push(asked.status.as_u16());
+        if asked.status == StatusCode::TOO_MANY_REQUESTS {
+            assert!(
+                problem_in(&asked).contains("reset-mails-per-recipient"),
+                "{}",
+                problem_in(&asked)
+            );
+        }
+    }
+    // Three a few hours per address, as the API allows.
+    assert_eq!(statuses, [303, 303, 303, 429]);
+}

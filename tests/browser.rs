@@ -1,0 +1,448 @@
+//! The web client in a real browser: headless Chromium driven through `chromedriver`
+//! (WebDriver), against the real `kuryr serve` process, once with JavaScript on and once with it
+//! off, plus a phone-sized window. Screenshots of every page go to `target/screenshots/`
+//! (`docs/web.md`, "Tests in a real browser").
+//!
+//! Needs `chromedriver` and `chromium` (Debian: `apt-get install chromium chromium-driver`;
+//! `scripts/test.sh` installs them when missing). Without them the test fails and says so: it
+//! never passes by skipping.
+
+mod common;
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+use common::{Server, kuryr};
+
+const PASSWORD: &str = "correct horse battery";
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Where the screenshots go: `target/screenshots/`, beside the tests' own temporary folder.
+fn screenshot_dir() -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let dir = tmp.parent().unwrap_or(tmp).join("screenshots");
+    std::fs::create_dir_all(&dir).expect("the screenshot folder");
+    dir
+}
+
+/// The real server, with a public URL on its own port so that the links in its mails open.
+struct Site {
+    server: Server,
+    base: String,
+    mail: PathBuf,
+    _data: tempfile::TempDir,
+}
+
+fn start_site() -> Site {
+    let data = tempfile::tempdir().expect("a temporary folder");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut command = kuryr(data.path());
+    command
+        .env_remove("KURYR_SMTP_URL")
+        .env("KURYR_LISTEN", format!("127.0.0.1:{port}"))
+        .env("KURYR_PUBLIC_URL", &base)
+        .env("KURYR_LIMIT_REGISTRATIONS_PER_CLIENT", "off")
+        .env("KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", "off")
+        .arg("serve");
+    let server = Server::start(command);
+    assert_eq!(server.port, port, "{:?}", server.startup_log);
+    Site {
+        server,
+        base,
+        // Without an SMTP server, mail is written into the data folder as `.eml` files.
+        mail: data.path().join("mail"),
+        _data: data,
+    }
+}
+
+/// `chromedriver` on a free port, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn find_program(name: &str, usual: &str) -> Option<PathBuf> {
+    if Path::new(usual).exists() {
+        return Some(PathBuf::from(usual));
+    }
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|path| path.exists())
+    })
+}
+
+fn start_driver() -> Driver {
+    let Some(chromedriver) = find_program("chromedriver", "/usr/bin/chromedriver") else {
+        panic!(
+            "chromedriver is not installed, so the browser tests cannot run. Install it with \
+             `apt-get install chromium chromium-driver` (Debian), or run scripts/test.sh, which \
+             installs it when missing."
+        );
+    };
+    let port = free_port();
+    let child = Command::new(&chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} does not start: {e}", chromedriver.display()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "chromedriver did not listen on port {port} within 20 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+fn chromium() -> PathBuf {
+    find_program("chromium", "/usr/bin/chromium").unwrap_or_else(|| {
+        panic!(
+            "chromium is not installed, so the browser tests cannot run. Install it with \
+             `apt-get install chromium chromium-driver` (Debian), or run scripts/test.sh."
+        )
+    })
+}
+
+/// A headless Chromium window of `width`×`height`, with JavaScript on or off.
+async fn browser(driver: &Driver, javascript: bool, width: u32, height: u32) -> Client {
+    let mut prefs = json!({
+        "credentials_enable_service": false,
+        "profile.password_manager_enabled": false,
+    });
+    if !javascript {
+        prefs["profile.managed_default_content_settings.javascript"] = json!(2);
+    }
+    let mut options = json!({
+        "binary": chromium(),
+        "args": [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            format!("--window-size={width},{height}"),
+        ],
+        "prefs": prefs,
+    });
+    if width < 500 {
+        // A desktop window is never narrower than 500 px: a phone's screen is emulated.
+        options["mobileEmulation"] = json!({
+            "deviceMetrics": {"width": width, "height": height, "pixelRatio": 1.0, "mobile": true}
+        });
+    }
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert("browserName".into(), json!("chrome"));
+    capabilities.insert("goog:chromeOptions".into(), options);
+    // The WebDriver client speaks plain HTTP to chromedriver, but its TLS layer wants a
+    // provider chosen once per process.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    ClientBuilder::rustls()
+        .expect("a TLS setup for the WebDriver client")
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .unwrap_or_else(|e| panic!("chromedriver at {} opens no browser: {e}", driver.url))
+}
+
+/// One run's screenshots, numbered in the order they were taken.
+struct Camera {
+    dir: PathBuf,
+    prefix: String,
+    count: u32,
+}
+
+impl Camera {
+    async fn shoot(&mut self, client: &Client, name: &str) {
+        self.count += 1;
+        let png = client.screenshot().await.expect("a screenshot");
+        assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+        let path = self
+            .dir
+            .join(format!("{}-{:02}-{name}.png", self.prefix, self.count));
+        std::fs::write(&path, png).expect("the screenshot is written");
+    }
+}
+
+async fn fill(client: &Client, id: &str, text: &str) {
+    let field = find(client, &format!("#{id}")).await;
+    field.clear().await.expect("the field clears");
+    field.send_keys(text).await.expect("typing");
+}
+
+/// Clicks what `css` finds, a button that sends a form or a link, and waits for the next page
+/// to replace this one.
+async fn click(client: &Client, css: &str) {
+    let page = client.find(Locator::Css("html")).await.expect("a page");
+    find(client, css)
+        .await
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("`{css}` does not click: {e}"));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    // The old page's element goes stale once the new page has replaced it.
+    while page.tag_name().await.is_ok() {
+        assert!(Instant::now() < deadline, "`{css}` led to no new page");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    find(client, "body").await;
+}
+
+/// The element `css` finds, waiting up to 10 s for it to appear.
+async fn find(client: &Client, css: &str) -> fantoccini::elements::Element {
+    match client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+    {
+        Ok(element) => element,
+        Err(e) => panic!(
+            "nothing at `{css}` ({e}) on:\n{}",
+            client.source().await.unwrap_or_default()
+        ),
+    }
+}
+
+async fn path_of(client: &Client) -> String {
+    let url = client.current_url().await.expect("the URL");
+    match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    }
+}
+
+async fn text_of(client: &Client, css: &str) -> String {
+    find(client, css).await.text().await.expect("its text")
+}
+
+/// The mail files in `folder`, parsed: (to, subject, text).
+fn mails(folder: &Path) -> Vec<(String, String, String)> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "eml"))
+        .filter_map(|path| std::fs::read(path).ok())
+        .filter_map(|raw| {
+            let mail = mail_parser::MessageParser::default().parse(&raw)?;
+            let to = mail
+                .to()
+                .and_then(|to| to.first())
+                .and_then(|address| address.address())
+                .unwrap_or_default()
+                .to_owned();
+            Some((
+                to,
+                mail.subject().unwrap_or_default().to_owned(),
+                mail.body_text(0).unwrap_or_default().into_owned(),
+            ))
+        })
+        .collect()
+}
+
+/// Waits up to 30 s for the server's outbox worker to write the confirmation mail to `address`,
+/// and returns the link in it.
+fn confirmation_link(site: &Site, address: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = mails(&site.mail)
+            .into_iter()
+            .find(|(to, subject, _)| to == address && subject.contains("confirm"));
+        if let Some((_, _, text)) = found {
+            let start = format!("{}/confirm-email?token=", site.base);
+            let at = text
+                .find(&start)
+                .unwrap_or_else(|| panic!("no confirmation link in:\n{text}"));
+            return text[at..]
+                .split(|c: char| c.is_whitespace() || c == '>')
+                .next()
+                .unwrap()
+                .to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no confirmation mail for {address} in {}",
+            site.mail.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Two people sign up, confirm their addresses from their mails, sign out and in again (a wrong
+/// password first), and change their time zone in the settings.
+async fn the_whole_flow(site: &Site, driver: &Driver, javascript: bool) {
+    let run = if javascript { "js" } else { "nojs" };
+    let client = browser(driver, javascript, 1280, 900).await;
+    let mut camera = Camera {
+        dir: screenshot_dir(),
+        prefix: run.to_owned(),
+        count: 0,
+    };
+    for person in ["alice", "bob"] {
+        let username = format!("{person}_{run}");
+        let email = format!("{username}@example.org");
+
+        client.goto(&format!("{}/signup", site.base)).await.unwrap();
+        camera.shoot(&client, &format!("{person}-signup")).await;
+        fill(&client, "username", &username).await;
+        fill(&client, "email", &email).await;
+        fill(&client, "password", PASSWORD).await;
+        click(&client, "main form button[type=submit]").await;
+        let after = path_of(&client).await;
+        assert!(after.starts_with("/games"), "{run}: signed up to {after}");
+        camera.shoot(&client, &format!("{person}-signed-up")).await;
+
+        // The confirmation link from the mail file, opened in the same browser.
+        let link = confirmation_link(site, &email);
+        client.goto(&link).await.unwrap();
+        let confirmed = text_of(&client, "body").await;
+        assert!(
+            confirmed.contains(&format!("is confirmed for {username}")),
+            "{run}: {confirmed}"
+        );
+        let onward = find(&client, "a[href='/games']").await;
+        assert_eq!(onward.text().await.unwrap(), "Go to your games");
+        camera.shoot(&client, &format!("{person}-confirmed")).await;
+
+        // Signing out, from the button in the header.
+        client
+            .goto(&format!("{}/settings", site.base))
+            .await
+            .unwrap();
+        click(&client, "header form button[type=submit]").await;
+        assert_eq!(
+            path_of(&client).await,
+            "/",
+            "{run}: signed out to the front page"
+        );
+        let nav = text_of(&client, "header nav").await;
+        assert!(nav.contains("Sign in"), "{run}: {nav}");
+        camera.shoot(&client, &format!("{person}-signed-out")).await;
+
+        // A wrong password says why, on the form.
+        client.goto(&format!("{}/signin", site.base)).await.unwrap();
+        fill(&client, "login", &username).await;
+        fill(&client, "password", "not the password").await;
+        click(&client, "main form button[type=submit]").await;
+        let problem = text_of(&client, "#problem[role=alert]").await;
+        assert!(!problem.trim().is_empty(), "{run}: a reason");
+        assert!(
+            path_of(&client).await.starts_with("/signin"),
+            "{run}: still on the form"
+        );
+        camera
+            .shoot(&client, &format!("{person}-wrong-password"))
+            .await;
+
+        // Signing in again, sent on to the settings afterwards.
+        client
+            .goto(&format!("{}/signin?next=/settings", site.base))
+            .await
+            .unwrap();
+        fill(&client, "login", &username).await;
+        fill(&client, "password", PASSWORD).await;
+        click(&client, "main form button[type=submit]").await;
+        assert_eq!(path_of(&client).await, "/settings", "{run}: signed in");
+
+        // The time zone, changed and saved.
+        assert_eq!(text_of(&client, "#current-zone").await, "UTC");
+        let zones = find(&client, "#time_zone").await;
+        zones.select_by_label("Europe/Paris").await.unwrap();
+        camera.shoot(&client, &format!("{person}-settings")).await;
+        click(&client, "#account button[type=submit]").await;
+        let saved = path_of(&client).await;
+        assert_eq!(saved, "/settings?saved=account", "{run}");
+        let notice = text_of(&client, "#notice[role=status]").await;
+        assert!(notice.contains("saved"), "{run}: {notice}");
+        assert_eq!(text_of(&client, "#current-zone").await, "Europe/Paris");
+        camera
+            .shoot(&client, &format!("{person}-settings-saved"))
+            .await;
+
+        // Signed out for the next person.
+        click(&client, "header form button[type=submit]").await;
+    }
+    client.close().await.unwrap();
+}
+
+/// A phone-sized window: the settings page fits its width, with no sideways scrolling.
+async fn on_a_phone(site: &Site, driver: &Driver) {
+    let client = browser(driver, true, 360, 800).await;
+    let mut camera = Camera {
+        dir: screenshot_dir(),
+        prefix: "phone".to_owned(),
+        count: 0,
+    };
+    client
+        .goto(&format!("{}/signin?next=/settings", site.base))
+        .await
+        .unwrap();
+    camera.shoot(&client, "signin").await;
+    fill(&client, "login", "alice_js").await;
+    fill(&client, "password", PASSWORD).await;
+    click(&client, "main form button[type=submit]").await;
+    assert_eq!(path_of(&client).await, "/settings");
+    let widths = client
+        .execute(
+            "return [document.documentElement.scrollWidth, window.innerWidth]",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let (page, window) = (widths[0].as_u64().unwrap(), widths[1].as_u64().unwrap());
+    if window != 360 || page > window {
+        let widest = client
+            .execute(
+                "return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > 360).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 10)",
+                vec![],
+            )
+            .await
+            .unwrap_or_default();
+        panic!("the settings page is {page} px wide in a {window} px window (360 asked): {widest}");
+    }
+    camera.shoot(&client, "settings").await;
+    client
+        .goto(&format!("{}/forgot-password", site.base))
+        .await
+        .unwrap();
+    camera.shoot(&client, "forgot-password").await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn people_sign_up_confirm_sign_in_and_change_settings_in_a_real_browser() {
+    let driver = start_driver();
+    let site = start_site();
+    the_whole_flow(&site, &driver, true).await;
+    the_whole_flow(&site, &driver, false).await;
+    on_a_phone(&site, &driver).await;
+    assert!(site.server.port > 0);
+    eprintln!("screenshots: {}", screenshot_dir().display());
+}
