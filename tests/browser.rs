@@ -1,6 +1,7 @@
 //! The web client in a real browser: headless Chromium driven through `chromedriver`
 //! (WebDriver), against the real `kuryr serve` process, once with JavaScript on and once with it
-//! off, plus a phone-sized window. Screenshots of every page go to `target/screenshots/`
+//! off, plus a phone-sized window: accounts and settings, then a whole Cheversi game and the
+//! first moves of Cubulus and Backgammon played through the forms. Screenshots of every page go to `target/screenshots/`
 //! (`docs/web.md`, "Tests in a real browser").
 //!
 //! Needs `chromedriver` and `chromium` (Debian: `apt-get install chromium chromium-driver`;
@@ -392,6 +393,222 @@ async fn the_whole_flow(site: &Site, driver: &Driver, javascript: bool) {
     client.close().await.unwrap();
 }
 
+/// Signs `username` in, in `client`.
+async fn sign_in(site: &Site, client: &Client, username: &str) {
+    client.goto(&format!("{}/signin", site.base)).await.unwrap();
+    fill(client, "login", username).await;
+    fill(client, "password", PASSWORD).await;
+    click(client, "main form button[type=submit]").await;
+    assert_eq!(path_of(client).await, "/games", "{username} signed in");
+}
+
+/// Whether `css` finds something on the page as it is, without waiting.
+async fn has(client: &Client, css: &str) -> bool {
+    client.find(Locator::Css(css)).await.is_ok()
+}
+
+/// Waits up to 30 s for a mail to `address` whose text holds `needle`; returns its text.
+fn mail_with(site: &Site, address: &str, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some((_, _, text)) = mails(&site.mail)
+            .into_iter()
+            .find(|(to, _, text)| to == address && text.contains(needle))
+        {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no mail to {address} with {needle}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `challenger` challenges `opponent` to `kind` from the form; the opponent accepts from the
+/// games page. Answers the game page's path.
+async fn challenge_and_accept(
+    challenger: &Client,
+    opponent: &Client,
+    site: &Site,
+    opponent_name: &str,
+    kind: &str,
+) -> String {
+    challenger
+        .goto(&format!("{}/challenges/new", site.base))
+        .await
+        .unwrap();
+    fill(challenger, "opponent", opponent_name).await;
+    find(challenger, "#game")
+        .await
+        .select_by_value(kind)
+        .await
+        .unwrap_or_else(|e| panic!("no game {kind} to choose: {e}"));
+    click(challenger, "main form button[type=submit]").await;
+    assert!(
+        path_of(challenger).await.starts_with("/games"),
+        "{kind} challenged"
+    );
+    opponent
+        .goto(&format!("{}/games", site.base))
+        .await
+        .unwrap();
+    click(opponent, "form[action$='/accept'] button[type=submit]").await;
+    let game = path_of(opponent).await;
+    assert!(game.starts_with("/games/"), "{kind}: accepted to {game}");
+    game
+}
+
+/// Whoever's move it is plays the first move the page offers (an action such as a roll first,
+/// else the first legal move of the list), until the game is over or `plies` moves are
+/// played. Answers how many were played.
+async fn play(site: &Site, players: [&Client; 2], game: &str, plies: usize) -> usize {
+    let url = format!("{}{game}", site.base);
+    let mut played = 0;
+    let mut idle = 0;
+    while played < plies {
+        let mut moved = false;
+        for client in players {
+            client.goto(&url).await.unwrap();
+            find(client, "#game").await;
+            if has(client, "#actions form button").await {
+                click(client, "#actions form button").await;
+            } else if has(client, "#move option:nth-child(2)").await {
+                find(client, "#move")
+                    .await
+                    .select_by_index(1)
+                    .await
+                    .expect("the first legal move");
+                click(client, "#play-button").await;
+            } else {
+                continue;
+            }
+            assert!(
+                !has(client, "#problem").await,
+                "a legal move refused: {}",
+                text_of(client, "#problem").await
+            );
+            played += 1;
+            moved = true;
+            if has(client, ".facts dt:first-child").await
+                && text_of(client, ".facts dt:first-child").await == "Result"
+            {
+                return played;
+            }
+            break;
+        }
+        idle = if moved { 0 } else { idle + 1 };
+        assert!(
+            idle < 3,
+            "{game}: nobody has a move, and the game is not over"
+        );
+    }
+    played
+}
+
+/// Two people play through the forms: a whole game of Cheversi (an illegal move on the way, and
+/// the turn mail's link followed), then the first moves of Cubulus and of Backgammon. The game
+/// page of every game is photographed.
+async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
+    let run = if javascript { "js" } else { "nojs" };
+    let (alice_name, bob_name) = (format!("alice_{run}"), format!("bob_{run}"));
+    let alice = browser(driver, javascript, 1280, 900).await;
+    let bob = browser(driver, javascript, 1280, 900).await;
+    let mut camera = Camera {
+        dir: screenshot_dir(),
+        prefix: format!("{run}-game"),
+        count: 0,
+    };
+    sign_in(site, &alice, &alice_name).await;
+    sign_in(site, &bob, &bob_name).await;
+
+    let game = challenge_and_accept(&alice, &bob, site, &bob_name, "cheversi").await;
+    // An illegal move, written: the rules' reason beside the board, and nothing played.
+    let url = format!("{}{game}", site.base);
+    let mover = if has(&bob, "#play-button").await {
+        &bob
+    } else {
+        alice.goto(&url).await.unwrap();
+        &alice
+    };
+    fill(mover, "typed", "z9").await;
+    click(mover, "#play-button").await;
+    let problem = text_of(mover, "#problem[role=alert]").await;
+    assert!(
+        !problem.trim().is_empty(),
+        "{run}: the reason of an illegal move"
+    );
+    assert_eq!(
+        text_of(mover, ".facts dd:nth-of-type(2)").await,
+        "0",
+        "{run}: nothing played"
+    );
+    camera.shoot(mover, "cheversi-illegal-move").await;
+
+    let first = play(site, [&alice, &bob], &game, 1).await;
+    assert_eq!(first, 1);
+    // The turn mail's link opens the game's page, for the one whose turn it is now.
+    let id = game.trim_start_matches("/games/");
+    alice.goto(&url).await.unwrap();
+    find(&alice, "#game").await;
+    let alices_move = has(&alice, "#play-button").await || has(&alice, "#actions").await;
+    let (next, next_name) = if alices_move {
+        (&alice, &alice_name)
+    } else {
+        (&bob, &bob_name)
+    };
+    next.goto(&format!("{}/games", site.base)).await.unwrap();
+    let text = mail_with(
+        site,
+        &format!("{next_name}@example.org"),
+        &format!("/games/{id}"),
+    );
+    let at = text
+        .find(&format!("{}/games/{id}", site.base))
+        .expect("the game's link");
+    let link: String = text[at..]
+        .split(|c: char| c.is_whitespace() || c == '>')
+        .next()
+        .unwrap()
+        .to_owned();
+    next.goto(&link).await.unwrap();
+    assert_eq!(
+        path_of(next).await,
+        game,
+        "{run}: the mail's link opens the game"
+    );
+    assert!(
+        has(next, "#play-button").await,
+        "{run}: and it is their move there"
+    );
+
+    let rest = play(site, [&alice, &bob], &game, 2000).await;
+    alice.goto(&url).await.unwrap();
+    assert_eq!(
+        text_of(&alice, ".facts dt:first-child").await,
+        "Result",
+        "{run}: the Cheversi game is over after {} moves",
+        first + rest
+    );
+    eprintln!(
+        "{run}: Cheversi played to its end in {} moves",
+        first + rest
+    );
+    camera.shoot(&alice, "cheversi-over").await;
+
+    for kind in ["cubulus", "backgammon"] {
+        let game = challenge_and_accept(&alice, &bob, site, &bob_name, kind).await;
+        let played = play(site, [&alice, &bob], &game, 4).await;
+        assert_eq!(played, 4, "{run}: {kind}");
+        alice.goto(&format!("{}{game}", site.base)).await.unwrap();
+        let moves = text_of(&alice, "ol.moves").await;
+        assert!(moves.lines().count() >= 4, "{run}: {kind}: {moves}");
+        camera.shoot(&alice, kind).await;
+    }
+    alice.close().await.unwrap();
+    bob.close().await.unwrap();
+}
+
 /// A phone-sized window: the settings page fits its width, with no sideways scrolling.
 async fn on_a_phone(site: &Site, driver: &Driver) {
     let client = browser(driver, true, 360, 800).await;
@@ -442,6 +659,8 @@ async fn people_sign_up_confirm_sign_in_and_change_settings_in_a_real_browser() 
     let site = start_site();
     the_whole_flow(&site, &driver, true).await;
     the_whole_flow(&site, &driver, false).await;
+    games_are_played(&site, &driver, true).await;
+    games_are_played(&site, &driver, false).await;
     on_a_phone(&site, &driver).await;
     assert!(site.server.port > 0);
     eprintln!("screenshots: {}", screenshot_dir().display());
