@@ -1,7 +1,7 @@
 //! The web client in a real browser: headless Chromium driven through `chromedriver`
 //! (WebDriver), against the real `kuryr serve` process, once with JavaScript on and once with it
 //! off, plus a phone-sized window: accounts and settings, then a whole Cheversi game and the
-//! first moves of Cubulus and Backgammon played through the forms. Screenshots of every page go to `target/screenshots/`
+//! first moves of every other game played through the forms. Screenshots of every page go to `target/screenshots/`
 //! (`docs/web.md`, "Tests in a real browser").
 //!
 //! Needs `chromedriver` and `chromium` (Debian: `apt-get install chromium chromium-driver`;
@@ -596,7 +596,15 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     );
     camera.shoot(&alice, "cheversi-over").await;
 
-    for kind in ["cubulus", "backgammon"] {
+    // The first moves of every other game, and its page photographed.
+    for kind in [
+        "cubulus",
+        "suluc",
+        "nubulus",
+        "prosterno",
+        "basileus",
+        "backgammon",
+    ] {
         let game = challenge_and_accept(&alice, &bob, site, &bob_name, kind).await;
         let played = play(site, [&alice, &bob], &game, 4).await;
         assert_eq!(played, 4, "{run}: {kind}");
