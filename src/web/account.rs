@@ -1,6 +1,5 @@
 //! Signing up, in and out.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use minijinja::context;
 use serde::Deserialize;
@@ -13,16 +12,6 @@ use crate::startup::AppState;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{self, MaybeVisitor, Visitor, local_path};
 use crate::web::{WebError, forms};
-
-/// Reads a posted form. Anything that does not read as this form is refused as a page.
-pub fn read_form<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, WebError> {
-    serde_html_form::from_bytes(body).map_err(|e| WebError::Page {
-        status: StatusCode::BAD_REQUEST,
-        message: format!(
-            "The form could not be read ({e}). Go back, reload the page and send it again."
-        ),
-    })
-}
 
 /// The front page: a signed-in person's games, or what Kuryr is and how to begin.
 pub async fn home(req: HttpRequest, visitor: MaybeVisitor) -> HttpResponse {
@@ -51,7 +40,6 @@ pub async fn signin_form(
 
 #[derive(Deserialize)]
 struct SignInForm {
-    csrf: String,
     login: String,
     password: String,
     next: Option<String>,
@@ -63,8 +51,7 @@ pub async fn signin(
     client: ClientAddress,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: SignInForm = read_form(&body)?;
-    forms::check(&req, None, &form.csrf)?;
+    let form: SignInForm = forms::read(&req, None, &body)?;
     let next = local_path(form.next.as_deref());
     let signed_in = accounts::sign_in(
         &state.db,
@@ -105,7 +92,6 @@ pub async fn signup_form(req: HttpRequest, visitor: MaybeVisitor) -> HttpRespons
 
 #[derive(Deserialize)]
 struct SignUpForm {
-    csrf: String,
     username: String,
     email: String,
     password: String,
@@ -118,8 +104,7 @@ pub async fn signup(
     client: ClientAddress,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: SignUpForm = read_form(&body)?;
-    forms::check(&req, None, &form.csrf)?;
+    let form: SignUpForm = forms::read(&req, None, &body)?;
     let made = register_and_sign_in(&state, client, &form).await;
     match made {
         Ok(token) => {
@@ -174,11 +159,6 @@ async fn register_and_sign_in(
         .map_err(ServiceError::Internal)
 }
 
-#[derive(Deserialize)]
-struct SignOutForm {
-    csrf: String,
-}
-
 /// Ends this browser's session (the account's others go on) and clears its cookie.
 pub async fn signout(
     req: HttpRequest,
@@ -186,8 +166,7 @@ pub async fn signout(
     visitor: Visitor,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: SignOutForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    forms::verify(&req, visitor.session_id(), &body)?;
     if let Some(session) = visitor.caller.credential.login_session() {
         let expires_at = chrono::DateTime::from_timestamp(visitor.caller.expires_at, 0)
             .unwrap_or_else(|| state.clock.now());

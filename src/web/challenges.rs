@@ -14,7 +14,6 @@ use crate::rules::GameKind;
 use crate::service::challenges::{self, ColorChoice, NewChallenge};
 use crate::service::error::ServiceError;
 use crate::startup::AppState;
-use crate::web::account::read_form;
 use crate::web::games::list_page;
 use crate::web::render::{Page, see_other};
 use crate::web::session::Visitor;
@@ -194,10 +193,8 @@ pub async fn create(
     visitor: Visitor,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let pairs: Vec<(String, String)> = read_form(&body)?;
+    let pairs: Vec<(String, String)> = forms::read(&req, visitor.session_id(), &body)?;
     let sent: HashMap<String, String> = pairs.into_iter().collect();
-    let csrf = sent.get("csrf").map(String::as_str).unwrap_or("");
-    forms::check(&req, visitor.session_id(), csrf)?;
     let made = match read_challenge(&sent) {
         Ok(new) => {
             challenges::create(
@@ -222,11 +219,6 @@ pub async fn create(
     }
 }
 
-#[derive(serde::Deserialize)]
-struct TokenForm {
-    csrf: String,
-}
-
 /// Accepts (to the new game), declines or cancels (back to the games) a challenge.
 pub async fn answer(
     req: HttpRequest,
@@ -235,8 +227,7 @@ pub async fn answer(
     path: web::Path<(String, String)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: TokenForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    forms::verify(&req, visitor.session_id(), &body)?;
     let (id, action) = path.into_inner();
     let now = state.clock.now();
     let user = visitor.user.clone();

@@ -15,10 +15,11 @@
 use actix_web::body::BoxBody;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::{Method, header};
+use actix_web::http::{Method, StatusCode, header};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest, web};
 use hmac::{Hmac, Mac};
+use serde::de::DeserializeOwned;
 use sha2::Sha256;
 
 use crate::startup::AppState;
@@ -128,8 +129,39 @@ fn sign(key: &[u8; 32], seed: &str, session: Option<&str>) -> String {
     hex::encode(&mac.finalize().into_bytes()[..16])
 }
 
+/// Reads a posted form once its token is known to be this visitor's (`session`: the login
+/// session's id, once signed in): the one way a page reads a form, so that none is read
+/// unchecked. Anything that does not read as the form is refused as a page.
+pub fn read<T: DeserializeOwned>(
+    req: &HttpRequest,
+    session: Option<&str>,
+    body: &[u8],
+) -> Result<T, WebError> {
+    verify(req, session, body)?;
+    parse(body)
+}
+
+/// Checks the token of a form that holds nothing else (a button).
+pub fn verify(req: &HttpRequest, session: Option<&str>, body: &[u8]) -> Result<(), WebError> {
+    let fields: Vec<(String, String)> = parse(body)?;
+    let sent = fields
+        .iter()
+        .find(|(name, _)| name == "csrf")
+        .map_or("", |(_, value)| value.as_str());
+    check(req, session, sent)
+}
+
+fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, WebError> {
+    serde_html_form::from_bytes(body).map_err(|e| WebError::Page {
+        status: StatusCode::BAD_REQUEST,
+        message: format!(
+            "The form could not be read ({e}). Go back, reload the page and send it again."
+        ),
+    })
+}
+
 /// Refuses a form whose token is not this visitor's.
-pub fn check(req: &HttpRequest, session: Option<&str>, sent: &str) -> Result<(), WebError> {
+fn check(req: &HttpRequest, session: Option<&str>, sent: &str) -> Result<(), WebError> {
     let seed_known = req
         .extensions()
         .get::<FormSeed>()

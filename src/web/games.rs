@@ -19,7 +19,6 @@ use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFi
 use crate::service::views::{ChallengeView, GameView};
 use crate::service::{PageRequest, accounts, records};
 use crate::startup::AppState;
-use crate::web::account::read_form;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{MaybeVisitor, Visitor};
 use crate::web::{WebError, forms};
@@ -354,7 +353,6 @@ pub async fn show(
 
 #[derive(Deserialize)]
 struct MoveForm {
-    csrf: String,
     /// The move chosen from the list of legal moves (or an action's button).
     #[serde(rename = "move", default)]
     text: String,
@@ -372,8 +370,7 @@ pub async fn play(
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: MoveForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: MoveForm = forms::read(&req, visitor.session_id(), &body)?;
     let id = path.into_inner();
     let text = match form.typed.trim() {
         "" => form.text.trim().to_owned(),
@@ -414,7 +411,6 @@ pub async fn play(
 
 #[derive(Deserialize)]
 struct ResignForm {
-    csrf: String,
     confirm: Option<String>,
 }
 
@@ -426,8 +422,7 @@ pub async fn resign(
     path: web::Path<String>,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: ResignForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: ResignForm = forms::read(&req, visitor.session_id(), &body)?;
     let id = path.into_inner();
     let problem = if form.confirm.as_deref() != Some("yes") {
         (
@@ -451,11 +446,6 @@ pub async fn resign(
     game_page(&req, &state, Some(&visitor), id, Some(problem), None).await
 }
 
-#[derive(Deserialize)]
-struct TokenForm {
-    csrf: String,
-}
-
 /// Offers, accepts or declines a draw.
 pub async fn draw(
     req: HttpRequest,
@@ -464,8 +454,7 @@ pub async fn draw(
     path: web::Path<(String, String)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: TokenForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    forms::verify(&req, visitor.session_id(), &body)?;
     let (id, action) = path.into_inner();
     let action = match action.as_str() {
         "offer" => DrawAction::Offer,

@@ -16,7 +16,6 @@ use crate::service::notifications::{self, SettingsChange, TurnDelivery};
 use crate::service::vacations::{self, VacationAction};
 use crate::service::{addresses, clocks};
 use crate::startup::AppState;
-use crate::web::account::read_form;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{self, MaybeVisitor, Visitor};
 use crate::web::{WebError, forms};
@@ -179,7 +178,6 @@ async fn refused(
 
 #[derive(Deserialize)]
 struct NotificationsForm {
-    csrf: String,
     your_turn: Option<String>,
     challenge_received: Option<String>,
     challenge_accepted: Option<String>,
@@ -217,8 +215,7 @@ pub async fn notifications(
     visitor: Visitor,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: NotificationsForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: NotificationsForm = forms::read(&req, visitor.session_id(), &body)?;
     let typed = context! { reminder_hours => form.reminder_hours.clone() };
     let saved = match hours_in(&form.reminder_hours) {
         Ok(reminder_hours) => {
@@ -252,7 +249,6 @@ pub async fn notifications(
 
 #[derive(Deserialize)]
 struct AccountForm {
-    csrf: String,
     time_zone: String,
     play_forced_moves: Option<String>,
 }
@@ -264,8 +260,7 @@ pub async fn account(
     client: ClientAddress,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: AccountForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: AccountForm = forms::read(&req, visitor.session_id(), &body)?;
     let changes = AccountChanges {
         time_zone: Some(form.time_zone.clone()),
         play_forced_moves: Some(form.play_forced_moves.is_some()),
@@ -311,7 +306,6 @@ enum VacationChoice {
 
 #[derive(Deserialize)]
 struct VacationForm {
-    csrf: String,
     action: VacationChoice,
 }
 
@@ -321,8 +315,7 @@ pub async fn vacation(
     visitor: Visitor,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: VacationForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: VacationForm = forms::read(&req, visitor.session_id(), &body)?;
     let (action, saved) = match form.action {
         VacationChoice::Start => (VacationAction::Start, "vacation-start"),
         VacationChoice::End => (VacationAction::End, "vacation-end"),
@@ -343,7 +336,6 @@ pub async fn vacation(
 
 #[derive(Deserialize)]
 struct EmailForm {
-    csrf: String,
     email: String,
 }
 
@@ -355,8 +347,7 @@ pub async fn email(
     client: ClientAddress,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: EmailForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: EmailForm = forms::read(&req, visitor.session_id(), &body)?;
     let changes = AccountChanges {
         email: Some(form.email.clone()),
         ..AccountChanges::default()
@@ -372,7 +363,6 @@ pub async fn email(
 
 #[derive(Deserialize)]
 struct PasswordForm {
-    csrf: String,
     current_password: String,
     new_password: String,
 }
@@ -385,8 +375,7 @@ pub async fn password(
     visitor: Visitor,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: PasswordForm = read_form(&body)?;
-    forms::check(&req, visitor.session_id(), &form.csrf)?;
+    let form: PasswordForm = forms::read(&req, visitor.session_id(), &body)?;
     let changed = accounts::change_password(
         &state.db,
         &state.hasher,
@@ -429,7 +418,6 @@ pub async fn forgot_form(
 
 #[derive(Deserialize)]
 struct ForgotForm {
-    csrf: String,
     email: String,
 }
 
@@ -442,13 +430,9 @@ pub async fn forgot(
     client: ClientAddress,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
-    let form: ForgotForm = read_form(&body)?;
     let visitor = visitor.0;
-    forms::check(
-        &req,
-        visitor.as_ref().and_then(Visitor::session_id),
-        &form.csrf,
-    )?;
+    let form: ForgotForm =
+        forms::read(&req, visitor.as_ref().and_then(Visitor::session_id), &body)?;
     let asked = addresses::ask_password_reset(
         &state.db,
         &state.notifier,
