@@ -103,6 +103,17 @@ impl AppState {
         self
     }
 
+    /// What account mails `client` may still have sent, under the shared limits.
+    pub fn mail_allowance(
+        &self,
+        client: std::net::IpAddr,
+    ) -> crate::service::addresses::MailAllowance {
+        crate::service::addresses::MailAllowance {
+            limits: self.limits.clone(),
+            client,
+        }
+    }
+
     pub fn with_vacation_days(mut self, days: u32) -> Self {
         self.vacation_allowance = chrono::Duration::days(i64::from(days));
         self

@@ -52,12 +52,12 @@ pub async fn register(
     body: web::Json<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    state.limits.registrations_per_client.check(&client.0)?;
-    mail_allowance(&state, client).spend(&body.email)?;
-    let user = accounts::register(
+    let user = accounts::sign_up(
         &state.db,
         &state.hasher,
-        Some(&state.notifier),
+        &state.notifier,
+        &state.limits,
+        client.0,
         &body.username,
         &body.email,
         body.password.into(),
@@ -220,7 +220,7 @@ pub async fn update_me(
     let account = accounts::update(
         &state.db,
         &state.notifier,
-        mail_allowance(&state, client),
+        state.mail_allowance(client.0),
         user.id,
         changes,
         state.clock.now(),
@@ -300,7 +300,7 @@ pub async fn resend_confirmation(
     user: AuthUser,
     client: ClientAddress,
 ) -> Result<HttpResponse, ApiError> {
-    let allowance = mail_allowance(&state, client);
+    let allowance = state.mail_allowance(client.0);
     addresses::resend_confirmation(
         &state.db,
         &state.notifier,
@@ -344,13 +344,6 @@ pub async fn request_password_reset(
         state.clock.now(),
     )?;
     Ok(HttpResponse::Accepted().finish())
-}
-
-fn mail_allowance(state: &AppState, client: ClientAddress) -> addresses::MailAllowance {
-    addresses::MailAllowance {
-        limits: state.limits.clone(),
-        client: client.0,
-    }
 }
 
 /// A new password, with the token of a reset link.

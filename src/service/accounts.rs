@@ -214,6 +214,33 @@ pub async fn login(
     }
 }
 
+/// Signs up from `client` as either face does: refused while the client has registered too
+/// often or too many account mails went to the address, then [`register`] with its
+/// confirmation mail.
+#[allow(clippy::too_many_arguments)]
+pub async fn sign_up(
+    db: &Database,
+    hasher: &Hasher,
+    notifier: &Notifier,
+    limits: &std::sync::Arc<crate::limits::Limits>,
+    client: std::net::IpAddr,
+    username: &str,
+    email: &str,
+    password: String,
+    now: DateTime<Utc>,
+) -> Result<User, ServiceError> {
+    limits
+        .registrations_per_client
+        .check(&client)
+        .map_err(ServiceError::Limited)?;
+    addresses::MailAllowance {
+        limits: limits.clone(),
+        client,
+    }
+    .spend(email)?;
+    register(db, hasher, Some(notifier), username, email, password, now).await
+}
+
 /// Signs in from `client` as either face does: one attempt at a time per client, refused
 /// while the client or the account has failed too often, a failure counted against both.
 #[allow(clippy::too_many_arguments)]

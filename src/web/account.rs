@@ -6,7 +6,6 @@ use serde::Deserialize;
 
 use crate::http::client::ClientAddress;
 use crate::service::accounts::{self, PASSWORD_MIN_CHARS};
-use crate::service::addresses;
 use crate::service::error::ServiceError;
 use crate::startup::AppState;
 use crate::web::render::{Page, see_other};
@@ -133,20 +132,12 @@ async fn register_and_sign_in(
     client: ClientAddress,
     form: &SignUpForm,
 ) -> Result<String, ServiceError> {
-    state
-        .limits
-        .registrations_per_client
-        .check(&client.0)
-        .map_err(ServiceError::Limited)?;
-    addresses::MailAllowance {
-        limits: state.limits.clone(),
-        client: client.0,
-    }
-    .spend(&form.email)?;
-    let user = accounts::register(
+    let user = accounts::sign_up(
         &state.db,
         &state.hasher,
-        Some(&state.notifier),
+        &state.notifier,
+        &state.limits,
+        client.0,
         &form.username,
         &form.email,
         form.password.clone(),

@@ -281,10 +281,7 @@ async fn update_account(
     client: ClientAddress,
     changes: AccountChanges,
 ) -> Result<(), crate::service::error::ServiceError> {
-    let allowance = addresses::MailAllowance {
-        limits: state.limits.clone(),
-        client: client.0,
-    };
+    let allowance = state.mail_allowance(client.0);
     accounts::update(
         &state.db,
         &state.notifier,
