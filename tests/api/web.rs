@@ -80,6 +80,37 @@ impl<'a> Browser<'a> {
         )
         .await
     }
+    /// The token of the forms on `path`, as the page gives it.
+    pub async fn csrf(&mut self, path: &str) -> String {
+        let page = self.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.body);
+        csrf_in(html(&page))
+    }
+
+    /// Signs in through the form.
+    pub async fn sign_in(&mut self, login: &str, password: &str) {
+        let csrf = self.csrf("/signin").await;
+        let done = self
+            .post(
+                "/signin",
+                &[("csrf", &csrf), ("login", login), ("password", password)],
+            )
+            .await;
+        assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    }
+
+    /// Sends a form of the page `page` to `path`, with the token that page gives.
+    pub async fn submit(
+        &mut self,
+        page: &str,
+        path: &str,
+        fields: &[(&str, &str)],
+    ) -> TestResponse {
+        let csrf = self.csrf(page).await;
+        let mut form = vec![("csrf", csrf.as_str())];
+        form.extend_from_slice(fields);
+        self.post(path, &form).await
+    }
 }
 
 #[actix_web::test]

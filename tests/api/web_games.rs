@@ -14,15 +14,7 @@ const MAX_PAGE: usize = 100 * 1024;
 async fn signed_in<'a>(app: &'a TestApp, name: &str) -> (TestUser, Browser<'a>) {
     let user = app.user(name).await;
     let mut browser = Browser::new(app);
-    let form = browser.get("/signin").await;
-    let csrf = csrf_in(html(&form));
-    let done = browser
-        .post(
-            "/signin",
-            &[("csrf", &csrf), ("login", name), ("password", PASSWORD)],
-        )
-        .await;
-    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    browser.sign_in(name, PASSWORD).await;
     (user, browser)
 }
 

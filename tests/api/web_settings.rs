@@ -13,94 +13,7 @@ use crate::helpers::{
     PASSWORD, TestApp, TestResponse, TestUser, link_in, spawn_app, spawn_app_with,
 };
 use crate::smtp::TestSmtp;
-
-fn html(response: &TestResponse) -> &str {
-    response.body.as_str().expect("an HTML page")
-}
-
-/// The form token a page carries.
-fn csrf_in(page: &str) -> String {
-    let at = page.find("name=\"csrf\" value=\"").expect("a form token") + 19;
-    page[at..at + 32].to_owned()
-}
-
-/// A browser, as far as these tests need one: it keeps the cookies it is given.
-struct Browser<'a> {
-    app: &'a TestApp,
-    cookies: Vec<String>,
-}
-
-impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Self {
-        Browser {
-            app,
-            cookies: Vec::new(),
-        }
-    }
-
-    fn keep(&mut self, response: &TestResponse) {
-        for set in response.headers.get_all(header::SET_COOKIE) {
-            let pair = set.to_str().unwrap().split(';').next().unwrap().to_owned();
-            let name = pair.split('=').next().unwrap().to_owned();
-            self.cookies.retain(|c| !c.starts_with(&format!("{name}=")));
-            if !pair.ends_with('=') {
-                self.cookies.push(pair);
-            }
-        }
-    }
-
-    async fn send(&mut self, mut request: TestRequest) -> TestResponse {
-        if !self.cookies.is_empty() {
-            request = request.insert_header((header::COOKIE, self.cookies.join("; ")));
-        }
-        let response = self.app.send(request).await;
-        self.keep(&response);
-        response
-    }
-
-    async fn get(&mut self, path: &str) -> TestResponse {
-        self.send(TestRequest::get().uri(path)).await
-    }
-
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> TestResponse {
-        let body = serde_html_form::to_string(form).unwrap();
-        self.send(
-            TestRequest::default()
-                .method(Method::POST)
-                .uri(path)
-                .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
-                .set_payload(body),
-        )
-        .await
-    }
-
-    /// The token of the forms on `path`, as the page gives it.
-    async fn csrf(&mut self, path: &str) -> String {
-        let page = self.get(path).await;
-        assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.body);
-        csrf_in(html(&page))
-    }
-
-    /// Signs in through the form.
-    async fn sign_in(&mut self, login: &str, password: &str) {
-        let csrf = self.csrf("/signin").await;
-        let done = self
-            .post(
-                "/signin",
-                &[("csrf", &csrf), ("login", login), ("password", password)],
-            )
-            .await;
-        assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
-    }
-
-    /// Sends a settings form with this visitor's token; answers the response.
-    async fn save(&mut self, path: &str, fields: &[(&str, &str)]) -> TestResponse {
-        let csrf = self.csrf("/settings").await;
-        let mut form = vec![("csrf", csrf.as_str())];
-        form.extend_from_slice(fields);
-        self.post(path, &form).await
-    }
-}
+use crate::web::{Browser, html};
 
 /// A person signed in from a browser, who also holds an API token to check what changed.
 async fn signed_in<'a>(app: &'a TestApp, username: &str) -> (Browser<'a>, TestUser) {
@@ -182,7 +95,8 @@ async fn each_settings_form_changes_what_the_api_reports() {
     let (mut browser, alice) = signed_in(&app, "alice").await;
 
     let saved = browser
-        .save(
+        .submit(
+            "/settings",
             "/settings/notifications",
             &[
                 ("your_turn", "on"),
@@ -207,7 +121,8 @@ async fn each_settings_form_changes_what_the_api_reports() {
     assert!(html(&page).contains("value=\"48, 2\""));
 
     let saved = browser
-        .save(
+        .submit(
+            "/settings",
             "/settings/account",
             &[("time_zone", "Europe/Paris"), ("play_forced_moves", "on")],
         )
@@ -218,7 +133,7 @@ async fn each_settings_form_changes_what_the_api_reports() {
     assert_eq!(me["play_forced_moves"], true, "{me}");
 
     let saved = browser
-        .save("/settings/vacation", &[("action", "start")])
+        .submit("/settings", "/settings/vacation", &[("action", "start")])
         .await;
     assert_saved(&saved, "vacation-start");
     let vacation = api(&app, "/api/v1/me/vacation", &alice).await;
@@ -226,14 +141,18 @@ async fn each_settings_form_changes_what_the_api_reports() {
     let page = browser.get("/settings").await;
     assert!(html(&page).contains("End my vacation now"));
     let saved = browser
-        .save("/settings/vacation", &[("action", "end")])
+        .submit("/settings", "/settings/vacation", &[("action", "end")])
         .await;
     assert_saved(&saved, "vacation-end");
     let vacation = api(&app, "/api/v1/me/vacation", &alice).await;
     assert_eq!(vacation["on_vacation"], false, "{vacation}");
 
     let saved = browser
-        .save("/settings/email", &[("email", "alice.new@example.org")])
+        .submit(
+            "/settings",
+            "/settings/email",
+            &[("email", "alice.new@example.org")],
+        )
         .await;
     assert_saved(&saved, "email");
     let me = api(&app, "/api/v1/me", &alice).await;
@@ -246,7 +165,8 @@ async fn a_refused_setting_says_why_and_keeps_what_was_typed() {
     let app = spawn_app().await;
     let (mut browser, alice) = signed_in(&app, "alice").await;
     let refused = browser
-        .save(
+        .submit(
+            "/settings",
             "/settings/notifications",
             &[
                 ("turn_delivery", "immediate"),
@@ -263,7 +183,8 @@ async fn a_refused_setting_says_why_and_keeps_what_was_typed() {
     );
     assert!(html(&refused).contains("value=\"500\""));
     let refused = browser
-        .save(
+        .submit(
+            "/settings",
             "/settings/notifications",
             &[
                 ("turn_delivery", "immediate"),
@@ -278,17 +199,25 @@ async fn a_refused_setting_says_why_and_keeps_what_was_typed() {
     assert_eq!(settings["reminder_hours"], serde_json::json!([24]));
 
     let refused = browser
-        .save("/settings/account", &[("time_zone", "Mars/Olympus")])
+        .submit(
+            "/settings",
+            "/settings/account",
+            &[("time_zone", "Mars/Olympus")],
+        )
         .await;
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(problem_in(&refused).contains("Mars&#x2f;Olympus"));
     let refused = browser
-        .save("/settings/email", &[("email", "not an address")])
+        .submit(
+            "/settings",
+            "/settings/email",
+            &[("email", "not an address")],
+        )
         .await;
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(html(&refused).contains("value=\"not an address\""));
     let refused = browser
-        .save("/settings/vacation", &[("action", "end")])
+        .submit("/settings", "/settings/vacation", &[("action", "end")])
         .await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "not on vacation");
     problem_in(&refused);
@@ -370,7 +299,8 @@ async fn a_password_change_needs_the_current_one_and_keeps_this_browser_signed_i
     elsewhere.sign_in("alice", PASSWORD).await;
 
     let refused = browser
-        .save(
+        .submit(
+            "/settings",
             "/settings/password",
             &[
                 ("current_password", "not my password"),
@@ -395,7 +325,8 @@ async fn a_password_change_needs_the_current_one_and_keeps_this_browser_signed_i
     );
 
     let changed = browser
-        .save(
+        .submit(
+            "/settings",
             "/settings/password",
             &[
                 ("current_password", PASSWORD),
