@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::json;
 
-use common::{Server, kuryr};
+use common::{Server, kuryr, mails_in};
 
 const PASSWORD: &str = "correct horse battery";
 
@@ -243,13 +243,8 @@ async fn text_of(client: &Client, css: &str) -> String {
 
 /// The mail files in `folder`, parsed: (to, subject, text).
 fn mails(folder: &Path) -> Vec<(String, String, String)> {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "eml"))
+    mails_in(folder)
+        .into_iter()
         .filter_map(|path| std::fs::read(path).ok())
         .filter_map(|raw| {
             let mail = mail_parser::MessageParser::default().parse(&raw)?;

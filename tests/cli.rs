@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{Server, kuryr};
+use common::{Server, kuryr, mails_in};
 
 /// Starts the server on a free port and waits for the line that says where it listens.
 fn serve(data_dir: &Path) -> Server {
@@ -161,18 +161,6 @@ fn register_alice(port: u16) {
     assert_eq!(status, 201, "{body}");
 }
 
-/// The `.eml` files in `folder`.
-fn mails_in(folder: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "eml"))
-        .collect()
-}
-
 /// Waits up to 30 s for a mail to appear in `folder`; returns the first one.
 fn wait_for_mail(folder: &Path) -> PathBuf {
     let started = Instant::now();
@@ -275,7 +263,8 @@ mod modes {
     use std::path::Path;
     use std::process::{Command, Output};
 
-    use super::{mails_in, register_alice, wait_for_mail};
+    use super::{register_alice, wait_for_mail};
+    use crate::common::mails_in;
     use crate::common::{Server, kuryr};
 
     /// The umask of a typical login: new files readable by everyone.

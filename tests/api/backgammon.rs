@@ -7,7 +7,7 @@ use kuryr::rules::backgammon::{Backgammon, Position};
 use kuryr::rules::{Game, Side};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, TestUser, spawn_app};
+use crate::helpers::{TestApp, TestUser, legal_moves as legal, spawn_app};
 use crate::smtp::TestSmtp;
 
 fn decode(position: &Value) -> Position {
@@ -24,18 +24,6 @@ fn decode(position: &Value) -> Position {
             )
         })
         .unwrap_or_else(|e| panic!("unreadable position {text}: {e}"))
-}
-
-fn legal(state: &Value) -> Vec<String> {
-    state["legal_moves"]
-        .as_array()
-        .map(|moves| {
-            moves
-                .iter()
-                .map(|m| m.as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Checks the revealed seed of a finished game against its commitment and every roll, and

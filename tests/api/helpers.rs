@@ -515,6 +515,19 @@ pub static SPEC: LazyLock<Value> = LazyLock::new(|| {
     serde_yaml_ng::from_str(include_str!("../../openapi.yaml")).expect("openapi.yaml is valid YAML")
 });
 
+/// The legal moves a game's state offers.
+pub fn legal_moves(state: &Value) -> Vec<String> {
+    state["legal_moves"]
+        .as_array()
+        .map(|moves| {
+            moves
+                .iter()
+                .map(|m| m.as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The path and query of the first link in `text` to `path` on the test server.
 pub fn link_in(text: &str, path: &str) -> String {
     let start = format!("{PUBLIC_URL}{path}");

@@ -4,7 +4,7 @@
 
 use actix_web::http::StatusCode;
 
-use crate::helpers::{PASSWORD, TestApp, TestResponse, TestUser, spawn_app};
+use crate::helpers::{PASSWORD, TestApp, TestResponse, TestUser, legal_moves, spawn_app};
 use crate::web::{Browser, csrf_in, html};
 
 /// The largest page a phone should have to load.
@@ -451,13 +451,5 @@ async fn a_backgammon_page_shows_the_dice_the_cube_and_the_pips() {
 }
 
 async fn state_legal(app: &TestApp, game: &str) -> Vec<String> {
-    api_game(app, game).await["legal_moves"]
-        .as_array()
-        .map(|moves| {
-            moves
-                .iter()
-                .map(|m| m.as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+    legal_moves(&api_game(app, game).await)
 }

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -31,6 +31,18 @@ impl Drop for Server {
 
 /// The binary on the embedded defaults in `data_dir`: no `DATABASE_URL` (so the SQLite file in
 /// the data folder) and no `KURYR_JWT_SECRET` (so the secret generated into the data folder).
+/// The `.eml` files in `folder`: the mail a server without SMTP writes.
+pub fn mails_in(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "eml"))
+        .collect()
+}
+
 pub fn kuryr(data_dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kuryr"));
     command
