@@ -47,24 +47,22 @@ impl StoredEvent {
     }
 }
 
-/// Stores events in one statement and answers their ids, in the order given.
+/// Stores events and answers their ids, in the order given. One row per statement: a
+/// single-row insert is prepared once per connection, while diesel prepares a multi-row insert
+/// again every time (see `db::prepared`), which on the move path cost more than the rows.
 pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
-    if rows.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut ids: Vec<i64> = match conn {
-        DbConn::Postgres(pg) => diesel::insert_into(events::table)
-            .values(rows)
-            .returning(events::id)
-            .get_results(pg)?,
-        DbConn::Sqlite(sqlite) => diesel::insert_into(events::table)
-            .values(rows)
-            .returning(events::id)
-            .get_results(sqlite)?,
-    };
-    // Ids are handed out in the order the rows were given.
-    ids.sort_unstable();
-    Ok(ids)
+    rows.iter()
+        .map(|row| match conn {
+            DbConn::Postgres(pg) => diesel::insert_into(events::table)
+                .values(row)
+                .returning(events::id)
+                .get_result(pg),
+            DbConn::Sqlite(sqlite) => diesel::insert_into(events::table)
+                .values(row)
+                .returning(events::id)
+                .get_result(sqlite),
+        })
+        .collect()
 }
 
 /// The events of one user after `after` and up to `upto`, oldest first.

@@ -3,7 +3,11 @@
 //! player, the writes of a turn's deadline and reminder).
 
 use chrono::NaiveDateTime;
+use diesel::backend::Backend;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{Bool, HasSqlType, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
 use super::models::{Game, status};
@@ -180,63 +184,10 @@ pub fn insert(conn: &mut DbConn, game: &Game) -> QueryResult<()> {
         .map(drop)
 }
 
-/// What a move or an ending changes in a game's row. `None` is written as `NULL` (never
-/// skipped), so the statement is the same every time and is prepared once.
-#[derive(AsChangeset)]
-#[diesel(table_name = games, treat_none_as_null = true)]
-struct Changes<'a> {
-    position: &'a str,
-    ply: i32,
-    to_move_id: Option<&'a str>,
-    status: &'a str,
-    result: Option<&'a str>,
-    termination: Option<&'a str>,
-    result_summary: Option<&'a str>,
-    draw_offer: Option<&'a str>,
-    updated_at: NaiveDateTime,
-    finished_at: Option<NaiveDateTime>,
-    dice_used: i32,
-    clock_white: Option<i32>,
-    clock_black: Option<i32>,
-    turn_started_at: Option<NaiveDateTime>,
-    deadline_at: Option<NaiveDateTime>,
-    next_reminder_at: Option<NaiveDateTime>,
-}
-
-impl<'a> Changes<'a> {
-    fn of(game: &'a Game) -> Self {
-        Changes {
-            position: &game.position,
-            ply: game.ply,
-            to_move_id: game.to_move_id.as_deref(),
-            status: &game.status,
-            result: game.result.as_deref(),
-            termination: game.termination.as_deref(),
-            result_summary: game.result_summary.as_deref(),
-            draw_offer: game.draw_offer.as_deref(),
-            updated_at: game.updated_at,
-            finished_at: game.finished_at,
-            dice_used: game.dice_used,
-            clock_white: game.clock_white,
-            clock_black: game.clock_black,
-            turn_started_at: game.turn_started_at,
-            deadline_at: game.deadline_at,
-            next_reminder_at: game.next_reminder_at,
-        }
-    }
-}
-
 /// Writes a game's new state on condition that it is still active and at the ply it was read
 /// at; `false` when another request changed it first.
 pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> QueryResult<bool> {
-    let updated = diesel::update(
-        games::table
-            .filter(games::id.eq(&game.id))
-            .filter(games::ply.eq(read_ply))
-            .filter(games::status.eq(status::ACTIVE)),
-    )
-    .set(Changes::of(game))
-    .execute(conn)?;
+    let updated = SaveGame::new(game, read_ply, None).execute(conn)?;
     Ok(updated == 1)
 }
 
@@ -250,33 +201,123 @@ pub fn save_move_if_unchanged(
     read_ply: i32,
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let unchanged = games::table
-        .filter(games::id.eq(&game.id))
-        .filter(games::ply.eq(read_ply))
-        .filter(games::status.eq(status::ACTIVE));
-    let updated = match session {
-        Some(session) => {
-            let same_version = diesel::dsl::exists(
-                users::table
-                    .filter(users::id.eq(session.user_id))
-                    .filter(users::session_version.eq(session.version)),
-            );
-            let revoked = diesel::dsl::exists(
-                revoked_sessions::table.filter(revoked_sessions::id.eq(session.id)),
-            );
-            diesel::update(
-                unchanged
-                    .filter(same_version)
-                    .filter(diesel::dsl::not(revoked)),
-            )
-            .set(Changes::of(game))
-            .execute(conn)?
-        }
-        None => diesel::update(unchanged)
-            .set(Changes::of(game))
-            .execute(conn)?,
-    };
+    let updated = SaveGame::new(game, read_ply, session).execute(conn)?;
     Ok(updated == 1)
+}
+
+/// What a move or an ending changes in a game's row, on condition that the game is still active
+/// at the ply it was read at and, with a `session`, that the mover's login session holds.
+///
+/// Written out (see `db::prepared`) because diesel prepares every `UPDATE` again; this one runs
+/// for every move on the single SQLite writer. Its text is the same with or without a session
+/// (the `?` flag skips the session's test), so it is one prepared statement. `None` columns are
+/// written as `NULL`.
+struct SaveGame<'a> {
+    game: &'a Game,
+    read_ply: i32,
+    active: &'static str,
+    /// True without a session: the rest of the condition is then not needed, but its
+    /// placeholders are bound all the same, so that the text does not change.
+    no_session: bool,
+    user_id: &'a str,
+    session_version: i32,
+    session_id: &'a str,
+}
+
+impl<'a> SaveGame<'a> {
+    fn new(game: &'a Game, read_ply: i32, session: Option<SessionKey<'a>>) -> Self {
+        let (no_session, user_id, session_version, session_id) = match session {
+            Some(session) => (false, session.user_id, session.version, session.id),
+            None => (true, "", 0, ""),
+        };
+        SaveGame {
+            game,
+            read_ply,
+            active: status::ACTIVE,
+            no_session,
+            user_id,
+            session_version,
+            session_id,
+        }
+    }
+}
+
+impl QueryId for SaveGame<'_> {
+    type QueryId = SaveGame<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn> RunQueryDsl<Conn> for SaveGame<'_> {}
+
+impl<DB> QueryFragment<DB> for SaveGame<'_>
+where
+    DB: Backend
+        + HasSqlType<Text>
+        + HasSqlType<Integer>
+        + HasSqlType<Bool>
+        + HasSqlType<Timestamp>
+        + HasSqlType<Nullable<Text>>
+        + HasSqlType<Nullable<Integer>>
+        + HasSqlType<Nullable<Timestamp>>,
+    str: ToSql<Text, DB>,
+    i32: ToSql<Integer, DB>,
+    bool: ToSql<Bool, DB>,
+    NaiveDateTime: ToSql<Timestamp, DB>,
+    Option<String>: ToSql<Nullable<Text>, DB>,
+    Option<i32>: ToSql<Nullable<Integer>, DB>,
+    Option<NaiveDateTime>: ToSql<Nullable<Timestamp>, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let game = self.game;
+        out.push_sql("UPDATE games SET position = ");
+        out.push_bind_param::<Text, str>(&game.position)?;
+        out.push_sql(", ply = ");
+        out.push_bind_param::<Integer, i32>(&game.ply)?;
+        out.push_sql(", to_move_id = ");
+        out.push_bind_param::<Nullable<Text>, _>(&game.to_move_id)?;
+        out.push_sql(", status = ");
+        out.push_bind_param::<Text, str>(&game.status)?;
+        out.push_sql(", result = ");
+        out.push_bind_param::<Nullable<Text>, _>(&game.result)?;
+        out.push_sql(", termination = ");
+        out.push_bind_param::<Nullable<Text>, _>(&game.termination)?;
+        out.push_sql(", result_summary = ");
+        out.push_bind_param::<Nullable<Text>, _>(&game.result_summary)?;
+        out.push_sql(", draw_offer = ");
+        out.push_bind_param::<Nullable<Text>, _>(&game.draw_offer)?;
+        out.push_sql(", updated_at = ");
+        out.push_bind_param::<Timestamp, _>(&game.updated_at)?;
+        out.push_sql(", finished_at = ");
+        out.push_bind_param::<Nullable<Timestamp>, _>(&game.finished_at)?;
+        out.push_sql(", dice_used = ");
+        out.push_bind_param::<Integer, i32>(&game.dice_used)?;
+        out.push_sql(", clock_white = ");
+        out.push_bind_param::<Nullable<Integer>, _>(&game.clock_white)?;
+        out.push_sql(", clock_black = ");
+        out.push_bind_param::<Nullable<Integer>, _>(&game.clock_black)?;
+        out.push_sql(", turn_started_at = ");
+        out.push_bind_param::<Nullable<Timestamp>, _>(&game.turn_started_at)?;
+        out.push_sql(", deadline_at = ");
+        out.push_bind_param::<Nullable<Timestamp>, _>(&game.deadline_at)?;
+        out.push_sql(", next_reminder_at = ");
+        out.push_bind_param::<Nullable<Timestamp>, _>(&game.next_reminder_at)?;
+        out.push_sql(" WHERE id = ");
+        out.push_bind_param::<Text, str>(&game.id)?;
+        out.push_sql(" AND ply = ");
+        out.push_bind_param::<Integer, i32>(&self.read_ply)?;
+        out.push_sql(" AND status = ");
+        out.push_bind_param::<Text, str>(self.active)?;
+        out.push_sql(" AND (");
+        out.push_bind_param::<Bool, bool>(&self.no_session)?;
+        out.push_sql(" OR (EXISTS (SELECT 1 FROM users WHERE users.id = ");
+        out.push_bind_param::<Text, str>(self.user_id)?;
+        out.push_sql(" AND users.session_version = ");
+        out.push_bind_param::<Integer, i32>(&self.session_version)?;
+        out.push_sql(") AND NOT EXISTS (SELECT 1 FROM revoked_sessions WHERE revoked_sessions.id = ");
+        out.push_bind_param::<Text, str>(self.session_id)?;
+        out.push_sql(")))");
+        Ok(())
+    }
 }
 
 /// The game with this id, if it exists and is still being played.

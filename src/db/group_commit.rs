@@ -15,8 +15,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, mpsc};
 use std::thread;
 
-use diesel::connection::{Connection, SimpleConnection, TransactionManager};
+use diesel::RunQueryDsl;
+use diesel::r2d2;
+use diesel::connection::{Connection, TransactionManager};
 
+use super::prepared::{ReleaseSavepoint, RollbackToSavepoint, Savepoint};
 use super::{CommitSignal, DbConn, Pool, StorageError, begin_write};
 
 /// Most jobs in one transaction: enough that a burst of moves shares an fsync, few enough that
@@ -109,6 +112,9 @@ impl Lanes {
 }
 
 fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal) {
+    // The lane keeps its connection from one group to the next: taking it from the pool again
+    // each time would test it with a query of its own.
+    let mut held: Option<r2d2::PooledConnection<super::Manager>> = None;
     while let Ok(first) = receiver.recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -117,16 +123,33 @@ fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal)
                 Err(_) => break,
             }
         }
-        let mut conn = match pool.get() {
-            Ok(conn) => conn,
-            Err(e) => {
-                abandon(group, &StorageError::from_pool(e));
-                continue;
-            }
+        let conn = match &mut held {
+            Some(conn) => conn,
+            None => match pool.get() {
+                Ok(conn) => held.insert(conn),
+                Err(e) => {
+                    abandon(group, &StorageError::from_pool(e));
+                    continue;
+                }
+            },
         };
-        if run_group(&mut conn, group) {
+        if run_group(conn, group) {
             commits.after_commit();
+        } else {
+            // A group that failed may have left the connection broken: the next takes one
+            // afresh (the pool drops a broken one).
+            held = None;
         }
+    }
+}
+
+/// Closes a job's savepoint (after a rollback to it, the savepoint holds nothing more). On SQLite a savepoint left open costs every
+/// later job of the group: each page a job writes is checked and marked against every savepoint
+/// still open. On PostgreSQL a release is one more round trip, and the commit releases them all.
+fn release(conn: &mut DbConn) -> diesel::QueryResult<()> {
+    match conn {
+        DbConn::Sqlite(_) => ReleaseSavepoint.execute(conn).map(drop),
+        DbConn::Postgres(_) => Ok(()),
     }
 }
 
@@ -150,18 +173,22 @@ fn run_group(conn: &mut DbConn, group: Vec<Job>) -> bool {
             drop(job);
             continue;
         }
-        // A savepoint per job, but none is released: each costs a round trip on PostgreSQL, and
-        // the commit releases them all. A job that fails is rolled back to its own savepoint
-        // (the latest of that name), which undoes it alone.
-        if let Err(e) = conn.batch_execute("SAVEPOINT job") {
+        // A savepoint per job: a job that fails is rolled back to its own savepoint (the
+        // latest of that name), which undoes it alone.
+        if let Err(e) = Savepoint.execute(conn) {
             broken = Some(StorageError::Query(e));
             drop(job);
             continue;
         }
         let finished = job(conn);
-        if !finished.keep
-            && let Err(e) = conn.batch_execute("ROLLBACK TO SAVEPOINT job")
-        {
+        let closed = if finished.keep {
+            release(conn)
+        } else {
+            RollbackToSavepoint
+                .execute(conn)
+                .and_then(|_| release(conn))
+        };
+        if let Err(e) = closed {
             // The job could not be undone: its writes cannot be told apart from the group's
             // any more, so nothing of the group is committed.
             broken = Some(StorageError::Query(e));

@@ -12,6 +12,7 @@ pub mod challenges;
 pub mod events;
 pub mod games;
 mod group_commit;
+mod prepared;
 pub mod idempotency;
 mod listen;
 pub mod models;
@@ -107,12 +108,15 @@ impl DatabaseUrl {
                 let mut conn = SqliteConnection::establish(path)?;
                 // WAL lets readers run beside the one writer; `synchronous = FULL` makes every
                 // committed move survive a power cut, not just a crash; foreign keys are off by
-                // default in SQLite.
+                // default in SQLite. `temp_store = MEMORY` keeps the statement journal of the
+                // group commit's savepoints in memory: on disk, every group created, grew and
+                // deleted a temporary file, which cost the writer more than a third of its time.
                 conn.batch_execute(&format!(
                     "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};
                      PRAGMA journal_mode = WAL;
                      PRAGMA synchronous = FULL;
-                     PRAGMA foreign_keys = ON;"
+                     PRAGMA foreign_keys = ON;
+                     PRAGMA temp_store = MEMORY;"
                 ))
                 .map_err(ConnectionError::CouldntSetupConfiguration)?;
                 Ok(DbConn::Sqlite(conn))
@@ -133,7 +137,7 @@ fn redact_url(url: &str) -> String {
 }
 
 /// An r2d2 manager that connects by scheme and sets SQLite's pragmas on every connection.
-struct Manager(DatabaseUrl);
+pub(super) struct Manager(DatabaseUrl);
 
 impl ManageConnection for Manager {
     type Connection = DbConn;
