@@ -1,7 +1,8 @@
 //! The web client in a real browser: headless Chromium driven through `chromedriver`
 //! (WebDriver), against the real `kuryr serve` process, once with JavaScript on and once with it
 //! off, plus a phone-sized window: accounts and settings, then a whole Cheversi game and the
-//! first moves of every other game played through the forms. Screenshots of every page go to `target/screenshots/`
+//! first moves of every other game played through the forms (with JavaScript, Cubulus and
+//! Backgammon by clicks on the board). Screenshots of every page go to `target/screenshots/`
 //! (`docs/web.md`, "Tests in a real browser").
 //!
 //! Needs `chromedriver` and `chromium` (Debian: `apt-get install chromium chromium-driver`;
@@ -501,9 +502,218 @@ async fn play(site: &Site, players: [&Client; 2], game: &str, plies: usize) -> u
     played
 }
 
+/// The squares a move names, as the page's script reads them: a column letter and a row
+/// (`e4`, also inside `KE4` or `xD3`), a number (a Backgammon point), `bar` or `off`.
+fn squares_named(mv: &str) -> Vec<String> {
+    let text: Vec<char> = mv.to_lowercase().chars().collect();
+    let mut squares = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let rest: String = text[i..].iter().take(3).collect();
+        if rest == "bar" || rest == "off" {
+            squares.push(rest);
+            i += 3;
+            continue;
+        }
+        let start = i;
+        if text[i].is_ascii_lowercase() && text.get(i + 1).is_some_and(char::is_ascii_digit) {
+            i += 1;
+        }
+        if text[i].is_ascii_digit() {
+            while text.get(i).is_some_and(char::is_ascii_digit) {
+                i += 1;
+            }
+            squares.push(text[start..i].iter().collect());
+        } else {
+            i = start + 1;
+        }
+    }
+    squares
+}
+
+/// A real click in the middle of `element`, on whatever is drawn on top there (a piece over its
+/// square), as a person's click lands.
+async fn click_at(client: &Client, element: fantoccini::elements::Element) {
+    use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+    // A pointer reaches only what is in the window.
+    let target = serde_json::to_value(&element).expect("an element reference");
+    client
+        .execute(
+            "arguments[0].scrollIntoView({block: 'center', inline: 'center'})",
+            vec![target],
+        )
+        .await
+        .expect("scrolled into view");
+    let mouse = MouseActions::new("mouse".to_owned())
+        .then(PointerAction::MoveToElement {
+            element,
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    client
+        .perform_actions(mouse)
+        .await
+        .expect("a click on the board");
+}
+
+/// Chooses `mv` by clicking on the board the squares it names, in order, and answers whether
+/// the page's script then chose exactly that move in the list. Starts from a cleared choice.
+async fn choose_by_clicks(client: &Client, mv: &str) -> bool {
+    find(client, "#clear").await.click().await.expect("Clear");
+    let squares = squares_named(mv);
+    if squares.is_empty() {
+        return false;
+    }
+    for square in &squares {
+        let css = format!("#board .cell[data-square='{square}' i]");
+        let Ok(cell) = client.find(Locator::Css(&css)).await else {
+            // A move that names something not on the board (a die's new faces) is not
+            // chosen by clicks alone.
+            return false;
+        };
+        click_at(client, cell).await;
+    }
+    let chosen = find(client, "#move")
+        .await
+        .prop("value")
+        .await
+        .expect("the chosen move");
+    chosen.as_deref() == Some(mv)
+}
+
+/// The side (`White`, `Black`) `name` plays in the game on the page.
+async fn side_of(client: &Client, name: &str) -> &'static str {
+    let title = text_of(client, "h1").await;
+    if title.contains(&format!("{name} (White)")) {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// Plays `game` with JavaScript on until each of `sides` has played at least one move and
+/// `plies` moves are played, every move of `sides` chosen by clicking its squares on the board
+/// and sent with Play (the others from the list). Whoever must roll rolls (else takes, the
+/// first action offered). Answers the moves played by clicks, with their sides.
+async fn play_by_clicks(
+    site: &Site,
+    players: [(&Client, &str); 2],
+    game: &str,
+    sides: &[&str],
+    plies: usize,
+) -> Vec<(String, String)> {
+    let url = format!("{}{game}", site.base);
+    let mut clicked: Vec<(String, String)> = Vec::new();
+    let mut played = 0;
+    let mut idle = 0;
+    let done = |clicked: &Vec<(String, String)>, played: usize| {
+        played >= plies
+            && sides
+                .iter()
+                .all(|side| clicked.iter().any(|(s, _)| s == side))
+    };
+    while !done(&clicked, played) {
+        assert!(
+            played < plies + 40,
+            "{game}: no move by clicks for {sides:?}"
+        );
+        let mut moved = false;
+        for (client, name) in players {
+            client.goto(&url).await.unwrap();
+            find(client, "#game").await;
+            if has(client, "#actions form button").await {
+                let css = if has(client, "#actions input[name=move][value=roll]").await {
+                    "#actions form:has(input[value=roll]) button"
+                } else {
+                    "#actions form button"
+                };
+                click(client, css).await;
+                moved = true;
+                break;
+            }
+            if !has(client, "#move option:nth-child(2)").await {
+                continue;
+            }
+            let side = side_of(client, name).await;
+            let ply: i32 = find(client, "#game")
+                .await
+                .attr("data-ply")
+                .await
+                .unwrap()
+                .and_then(|ply| ply.parse().ok())
+                .expect("the page's ply");
+            let mut options = Vec::new();
+            for option in client
+                .find_all(Locator::Css("#move option"))
+                .await
+                .unwrap()
+                .into_iter()
+                .skip(1)
+            {
+                options.push(option.text().await.unwrap());
+            }
+            let mv = if sides.contains(&side) {
+                let mut found = None;
+                for mv in options.iter().take(12) {
+                    if choose_by_clicks(client, mv).await {
+                        found = Some(mv.clone());
+                        break;
+                    }
+                }
+                let mv = found.unwrap_or_else(|| {
+                    panic!("{game}: none of {options:?} is chosen by clicking its squares")
+                });
+                // The script gave Play the focus; the test sends the form from there.
+                let focused = client.active_element().await.unwrap();
+                assert_eq!(
+                    focused.attr("id").await.unwrap().as_deref(),
+                    Some("play-button"),
+                    "{game}: Play has the focus once the move is chosen"
+                );
+                click(client, "#play-button").await;
+                clicked.push((side.to_owned(), mv.clone()));
+                mv
+            } else {
+                find(client, "#move")
+                    .await
+                    .select_by_index(1)
+                    .await
+                    .expect("the first legal move");
+                click(client, "#play-button").await;
+                options[0].clone()
+            };
+            assert!(
+                !has(client, "#problem").await,
+                "{game}: {mv} refused: {}",
+                text_of(client, "#problem").await
+            );
+            // Stored: the move list holds it at the next ply.
+            assert_eq!(
+                text_of(client, &format!("ol.moves li[value='{}']", ply + 1)).await,
+                format!("{side}: {mv}"),
+                "{game}: the move list after {mv}"
+            );
+            played += 1;
+            moved = true;
+            break;
+        }
+        idle = if moved { 0 } else { idle + 1 };
+        assert!(idle < 3, "{game}: nobody has a move");
+    }
+    clicked
+}
+
 /// Two people play through the forms: a whole game of Cheversi (an illegal move on the way, and
-/// the turn mail's link followed), then the first moves of Cubulus and of Backgammon. The game
-/// page of every game is photographed.
+/// the turn mail's link followed), then the first moves of every other game (with JavaScript,
+/// those of Cubulus and Backgammon by clicks on the board). The game page of every game is
+/// photographed.
 async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     let run = if javascript { "js" } else { "nojs" };
     let (alice_name, bob_name) = (format!("alice_{run}"), format!("bob_{run}"));
@@ -540,7 +750,16 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     );
     camera.shoot(mover, "cheversi-illegal-move").await;
 
-    let first = play(site, [&alice, &bob], &game, 1).await;
+    let first = if javascript {
+        // White's first placement can only be its king, so one click names it: the square
+        // inside `KE4`.
+        let players = [(&alice, alice_name.as_str()), (&bob, bob_name.as_str())];
+        play_by_clicks(site, players, &game, &["White"], 1)
+            .await
+            .len()
+    } else {
+        play(site, [&alice, &bob], &game, 1).await
+    };
     assert_eq!(first, 1);
     // The turn mail's link opens the game's page, for the one whose turn it is now.
     let id = game.trim_start_matches("/games/");
@@ -591,7 +810,8 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     );
     camera.shoot(&alice, "cheversi-over").await;
 
-    // The first moves of every other game, and its page photographed.
+    // The first moves of every other game, and its page photographed. With JavaScript, Cubulus
+    // and Backgammon are played by clicking the board instead of choosing from the list.
     for kind in [
         "cubulus",
         "suluc",
@@ -601,11 +821,23 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
         "backgammon",
     ] {
         let game = challenge_and_accept(&alice, &bob, site, &bob_name, kind).await;
-        let played = play(site, [&alice, &bob], &game, 4).await;
-        assert_eq!(played, 4, "{run}: {kind}");
+        if javascript && kind == "cubulus" {
+            let players = [(&alice, alice_name.as_str()), (&bob, bob_name.as_str())];
+            let clicked = play_by_clicks(site, players, &game, &["White", "Black"], 4).await;
+            eprintln!("{run}: {kind} by clicks: {clicked:?}");
+        } else if javascript && kind == "backgammon" {
+            let players = [(&alice, alice_name.as_str()), (&bob, bob_name.as_str())];
+            let clicked = play_by_clicks(site, players, &game, &["White"], 1).await;
+            eprintln!("{run}: {kind} by clicks: {clicked:?}");
+            camera.shoot(&alice, "backgammon-clicked").await;
+        } else {
+            let played = play(site, [&alice, &bob], &game, 4).await;
+            assert_eq!(played, 4, "{run}: {kind}");
+            alice.goto(&format!("{}{game}", site.base)).await.unwrap();
+            let moves = text_of(&alice, "ol.moves").await;
+            assert!(moves.lines().count() >= 4, "{run}: {kind}: {moves}");
+        }
         alice.goto(&format!("{}{game}", site.base)).await.unwrap();
-        let moves = text_of(&alice, "ol.moves").await;
-        assert!(moves.lines().count() >= 4, "{run}: {kind}: {moves}");
         camera.shoot(&alice, kind).await;
     }
     alice.close().await.unwrap();
