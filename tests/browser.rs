@@ -565,15 +565,25 @@ async fn click_at(client: &Client, element: fantoccini::elements::Element) {
 
 /// Chooses `mv` by clicking on the board the squares it names, in order, and answers whether
 /// the page's script then chose exactly that move in the list. Starts from a cleared choice.
-async fn choose_by_clicks(client: &Client, mv: &str) -> bool {
+/// `side` is the mover's (`White`, `Black`): a Backgammon point is found by the number that side
+/// gives it.
+async fn choose_by_clicks(client: &Client, mv: &str, side: &str) -> bool {
     find(client, "#clear").await.click().await.expect("Clear");
     let squares = squares_named(mv);
     if squares.is_empty() {
         return false;
     }
+    let own = format!("data-square-{}", side.to_lowercase());
     for square in &squares {
-        let css = format!("#board .cell[data-square='{square}' i]");
-        let Ok(cell) = client.find(Locator::Css(&css)).await else {
+        let mut cell = None;
+        for attribute in [own.as_str(), "data-square"] {
+            let css = format!("#board .cell[{attribute}='{square}' i]");
+            if let Ok(found) = client.find(Locator::Css(&css)).await {
+                cell = Some(found);
+                break;
+            }
+        }
+        let Some(cell) = cell else {
             // A move that names something not on the board (a die's new faces) is not
             // chosen by clicks alone.
             return false;
@@ -588,13 +598,18 @@ async fn choose_by_clicks(client: &Client, mv: &str) -> bool {
     chosen.as_deref() == Some(mv)
 }
 
-/// The side (`White`, `Black`) `name` plays in the game on the page.
-async fn side_of(client: &Client, name: &str) -> &'static str {
-    let title = text_of(client, "h1").await;
-    if title.contains(&format!("{name} (White)")) {
-        "White"
-    } else {
-        "Black"
+/// The side (`White`, `Black`) the signed-in player plays in the game on the page.
+async fn side_of(client: &Client) -> &'static str {
+    match find(client, "#game")
+        .await
+        .attr("data-side")
+        .await
+        .unwrap()
+        .as_deref()
+    {
+        Some("white") => "White",
+        Some("black") => "Black",
+        other => panic!("the page names no side of its player: {other:?}"),
     }
 }
 
@@ -604,7 +619,7 @@ async fn side_of(client: &Client, name: &str) -> &'static str {
 /// first action offered). Answers the moves played by clicks, with their sides.
 async fn play_by_clicks(
     site: &Site,
-    players: [(&Client, &str); 2],
+    players: [&Client; 2],
     game: &str,
     sides: &[&str],
     plies: usize,
@@ -625,7 +640,7 @@ async fn play_by_clicks(
             "{game}: no move by clicks for {sides:?}"
         );
         let mut moved = false;
-        for (client, name) in players {
+        for client in players {
             client.goto(&url).await.unwrap();
             find(client, "#game").await;
             if has(client, "#actions form button").await {
@@ -641,7 +656,7 @@ async fn play_by_clicks(
             if !has(client, "#move option:nth-child(2)").await {
                 continue;
             }
-            let side = side_of(client, name).await;
+            let side = side_of(client).await;
             let ply: i32 = find(client, "#game")
                 .await
                 .attr("data-ply")
@@ -662,7 +677,7 @@ async fn play_by_clicks(
             let mv = if sides.contains(&side) {
                 let mut found = None;
                 for mv in options.iter().take(12) {
-                    if choose_by_clicks(client, mv).await {
+                    if choose_by_clicks(client, mv, side).await {
                         found = Some(mv.clone());
                         break;
                     }
@@ -753,8 +768,7 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     let first = if javascript {
         // White's first placement can only be its king, so one click names it: the square
         // inside `KE4`.
-        let players = [(&alice, alice_name.as_str()), (&bob, bob_name.as_str())];
-        play_by_clicks(site, players, &game, &["White"], 1)
+        play_by_clicks(site, [&alice, &bob], &game, &["White"], 1)
             .await
             .len()
     } else {
@@ -822,12 +836,11 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     ] {
         let game = challenge_and_accept(&alice, &bob, site, &bob_name, kind).await;
         if javascript && kind == "cubulus" {
-            let players = [(&alice, alice_name.as_str()), (&bob, bob_name.as_str())];
-            let clicked = play_by_clicks(site, players, &game, &["White", "Black"], 4).await;
+            let clicked = play_by_clicks(site, [&alice, &bob], &game, &["White", "Black"], 4).await;
             eprintln!("{run}: {kind} by clicks: {clicked:?}");
         } else if javascript && kind == "backgammon" {
-            let players = [(&alice, alice_name.as_str()), (&bob, bob_name.as_str())];
-            let clicked = play_by_clicks(site, players, &game, &["White"], 1).await;
+            // Black's moves name the points by Black's numbers, which the board gives too.
+            let clicked = play_by_clicks(site, [&alice, &bob], &game, &["White", "Black"], 2).await;
             eprintln!("{run}: {kind} by clicks: {clicked:?}");
             camera.shoot(&alice, "backgammon-clicked").await;
         } else {

@@ -317,6 +317,9 @@ async fn game_page(
             game => Value::from(Serde(&view)),
             moves => Value::from(Serde(moves)),
             my_turn,
+            // The board names some squares per side (Backgammon's points): the script reads
+            // the viewer's.
+            side => mine.map(Side::name),
             player => mine.is_some(),
             active,
             can_draw => can_draw && mine.is_some() && active,

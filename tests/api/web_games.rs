@@ -433,6 +433,21 @@ async fn a_backgammon_page_shows_the_dice_the_cube_and_the_pips() {
     };
     let board = page(mover, &path, StatusCode::OK).await;
     assert!(board.contains("<dt>Pips</dt>"), "{board}");
+    // The page says which side its viewer plays, and the board gives each point both sides'
+    // numbers, so that a click names the point as the mover's moves do.
+    let side = state["to_move"].as_str().unwrap();
+    assert!(
+        game_div(&board).ends_with(&format!(" data-side=\"{side}\">")),
+        "{board}"
+    );
+    assert!(board.contains("data-square=\"24\" data-square-black=\"1\""));
+    assert!(board.contains("data-square=\"off\""));
+    let watched = Browser::new(&app).get(&path).await;
+    let watched = game_div(html(&watched));
+    assert!(
+        !watched.contains("data-side"),
+        "a spectator plays no side: {watched}"
+    );
     assert!(board.contains("<dt>Dice</dt>"));
     let legal: Vec<String> = state_legal(&app, &game).await;
     let words: Vec<&String> = legal
@@ -448,6 +463,15 @@ async fn a_backgammon_page_shows_the_dice_the_cube_and_the_pips() {
     if words.is_empty() {
         assert!(!offered_moves(&board).is_empty(), "{board}");
     }
+}
+
+/// The game page's outer element, `<div … id="game" …>`.
+fn game_div(page: &str) -> &str {
+    let start = page
+        .find("<div class=\"game-page\"")
+        .expect("the game's element");
+    let end = start + page[start..].find('>').unwrap() + 1;
+    &page[start..end]
 }
 
 async fn state_legal(app: &TestApp, game: &str) -> Vec<String> {
