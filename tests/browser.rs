@@ -725,6 +725,64 @@ async fn play_by_clicks(
     clicked
 }
 
+/// The page's ply, or `None` while the page is being replaced.
+async fn ply_on_page(client: &Client) -> Option<i32> {
+    let game = client.find(Locator::Css("#game")).await.ok()?;
+    game.attr("data-ply").await.ok()??.parse().ok()
+}
+
+/// With JavaScript: one player has the game page open and follows it through the game's event
+/// stream; the other moves in their own browser; the first one's page shows the move by itself
+/// within 10 s, the test never reloading it.
+async fn the_page_follows_the_game(site: &Site, players: [&Client; 2], game: &str) {
+    let url = format!("{}{game}", site.base);
+    for client in players {
+        client.goto(&url).await.unwrap();
+        find(client, "#game").await;
+    }
+    let (mover, watcher) = if has(players[0], "#move option:nth-child(2)").await {
+        (players[0], players[1])
+    } else {
+        (players[1], players[0])
+    };
+    // Only a stream that is open hears the move.
+    find(watcher, "#game[data-live=stream]").await;
+    let before = ply_on_page(watcher).await.expect("the watcher's ply");
+    find(mover, "#move")
+        .await
+        .select_by_index(1)
+        .await
+        .expect("the first legal move");
+    click(mover, "#play-button").await;
+    assert_eq!(
+        ply_on_page(mover).await,
+        Some(before + 1),
+        "the move is played"
+    );
+    let played = text_of(mover, &format!("ol.moves li[value='{}']", before + 1)).await;
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if ply_on_page(watcher).await == Some(before + 1) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the watcher's page still shows ply {before} 10 s after the opponent's move"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        text_of(watcher, &format!("ol.moves li[value='{}']", before + 1)).await,
+        played,
+        "the watcher's page lists the move"
+    );
+    assert!(
+        has(watcher, "#move option:nth-child(2)").await,
+        "and offers the watcher their moves"
+    );
+}
+
 /// Two people play through the forms: a whole game of Cheversi (an illegal move on the way, and
 /// the turn mail's link followed), then the first moves of every other game (with JavaScript,
 /// those of Cubulus and Backgammon by clicks on the board). The game page of every game is
@@ -838,6 +896,7 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
         if javascript && kind == "cubulus" {
             let clicked = play_by_clicks(site, [&alice, &bob], &game, &["White", "Black"], 4).await;
             eprintln!("{run}: {kind} by clicks: {clicked:?}");
+            the_page_follows_the_game(site, [&alice, &bob], &game).await;
         } else if javascript && kind == "backgammon" {
             // Black's moves name the points by Black's numbers, which the board gives too.
             let clicked = play_by_clicks(site, [&alice, &bob], &game, &["White", "Black"], 2).await;

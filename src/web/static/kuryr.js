@@ -135,6 +135,7 @@ document.addEventListener("submit", (event) => {
   const poll = () => {
     if (polling) return;
     polling = true;
+    game.setAttribute("data-live", "poll");
     setInterval(() => {
       fetch(window.location.pathname, { credentials: "same-origin" })
         .then((response) => (response.ok ? response.text() : ""))
@@ -154,11 +155,15 @@ document.addEventListener("submit", (event) => {
   let failures = 0;
   ["game.move", "game.over", "game.draw_offered", "game.draw_accepted", "game.draw_declined"]
     .forEach((kind) => stream.addEventListener(kind, reload));
+  // data-live says how the page follows the game: "stream" while the stream is open, "poll"
+  // once it has given up on it.
   stream.addEventListener("open", () => {
     failures = 0;
+    game.setAttribute("data-live", "stream");
   });
   stream.addEventListener("error", () => {
     failures += 1;
+    game.removeAttribute("data-live");
     if (stream.readyState === EventSource.CLOSED || failures > 3) {
       stream.close();
       poll();
