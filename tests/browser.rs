@@ -916,23 +916,8 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     bob.close().await.unwrap();
 }
 
-/// A phone-sized window: the settings page fits its width, with no sideways scrolling.
-async fn on_a_phone(site: &Site, driver: &Driver) {
-    let client = browser(driver, true, 360, 800).await;
-    let mut camera = Camera {
-        dir: screenshot_dir(),
-        prefix: "phone".to_owned(),
-        count: 0,
-    };
-    client
-        .goto(&format!("{}/signin?next=/settings", site.base))
-        .await
-        .unwrap();
-    camera.shoot(&client, "signin").await;
-    fill(&client, "login", "alice_js").await;
-    fill(&client, "password", PASSWORD).await;
-    click(&client, "main form button[type=submit]").await;
-    assert_eq!(path_of(&client).await, "/settings");
+/// Checks that the page in `client` is no wider than its 360 px window: no sideways scrolling.
+async fn fits_the_phone(client: &Client, what: &str) {
     let widths = client
         .execute(
             "return [document.documentElement.scrollWidth, window.innerWidth]",
@@ -949,14 +934,89 @@ async fn on_a_phone(site: &Site, driver: &Driver) {
             )
             .await
             .unwrap_or_default();
-        panic!("the settings page is {page} px wide in a {window} px window (360 asked): {widest}");
+        panic!("{what} is {page} px wide in a {window} px window (360 asked): {widest}");
     }
+}
+
+/// A phone-sized window: the settings page, the games page and the page of a game of every
+/// kind fit its width, with no sideways scrolling, and each game's board is shown whole.
+async fn on_a_phone(site: &Site, driver: &Driver) {
+    let client = browser(driver, true, 360, 800).await;
+    let mut camera = Camera {
+        dir: screenshot_dir(),
+        prefix: "phone".to_owned(),
+        count: 0,
+    };
+    client
+        .goto(&format!("{}/signin?next=/settings", site.base))
+        .await
+        .unwrap();
+    camera.shoot(&client, "signin").await;
+    fill(&client, "login", "alice_js").await;
+    fill(&client, "password", PASSWORD).await;
+    click(&client, "main form button[type=submit]").await;
+    assert_eq!(path_of(&client).await, "/settings");
+    fits_the_phone(&client, "the settings page").await;
     camera.shoot(&client, "settings").await;
     client
         .goto(&format!("{}/forgot-password", site.base))
         .await
         .unwrap();
     camera.shoot(&client, "forgot-password").await;
+
+    client.goto(&format!("{}/games", site.base)).await.unwrap();
+    fits_the_phone(&client, "the games page").await;
+    camera.shoot(&client, "games").await;
+    // Alice played every game with JavaScript on: one of each, going on or finished.
+    let mut pages = Vec::new();
+    for link in client
+        .find_all(Locator::Css("main table a[href^='/games/']"))
+        .await
+        .unwrap()
+    {
+        let href = link.attr("href").await.unwrap().unwrap();
+        if !pages.contains(&href) {
+            pages.push(href);
+        }
+    }
+    let mut seen = Vec::new();
+    for page in pages {
+        client.goto(&format!("{}{page}", site.base)).await.unwrap();
+        let title = text_of(&client, "h1").await;
+        let kind = title.split(':').next().unwrap().to_lowercase();
+        fits_the_phone(&client, &format!("the {kind} page")).await;
+        let board = client
+            .execute(
+                "const r = document.querySelector('#board svg').getBoundingClientRect(); \
+                 return [r.left, r.right, r.width, r.height]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let [left, right, width, height] =
+            [0, 1, 2, 3].map(|i| board[i].as_f64().expect("a number"));
+        assert!(
+            left >= 0.0 && right <= 360.0 && width > 250.0 && height > 100.0,
+            "the {kind} board is not shown whole on a phone: {board}"
+        );
+        camera.shoot(&client, &kind).await;
+        seen.push(kind);
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(
+        seen,
+        [
+            "backgammon",
+            "basileus",
+            "cheversi",
+            "cubulus",
+            "nubulus",
+            "prosterno",
+            "suluc"
+        ],
+        "a game page of every game"
+    );
     client.close().await.unwrap();
 }
 
