@@ -783,6 +783,88 @@ async fn the_page_follows_the_game(site: &Site, players: [&Client; 2], game: &st
     );
 }
 
+/// Presses `key` wherever the focus is, as a keyboard does.
+async fn press(client: &Client, key: fantoccini::key::Key) {
+    use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+    let value: char = key.into();
+    let keys = KeyActions::new("keyboard".to_owned())
+        .then(KeyAction::Down { value })
+        .then(KeyAction::Up { value });
+    client.perform_actions(keys).await.expect("a key pressed");
+}
+
+/// The focused element's id (or tag) and whether its focus shows: it matches `:focus-visible`
+/// and has an outline at least 2 px wide.
+async fn focused(client: &Client) -> (String, bool) {
+    let answer = client
+        .execute(
+            "const e = document.activeElement; const s = getComputedStyle(e); \
+             return [e.id || e.tagName.toLowerCase(), e.matches(':focus-visible') \
+               && s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2]",
+            vec![],
+        )
+        .await
+        .expect("the focused element");
+    (
+        answer[0].as_str().unwrap_or_default().to_owned(),
+        answer[1].as_bool().unwrap_or(false),
+    )
+}
+
+/// Tabs from where the focus is to the element `id`, every stop on the way showing its focus.
+async fn tab_to(client: &Client, id: &str) {
+    use fantoccini::key::Key;
+    for _ in 0..40 {
+        press(client, Key::Tab).await;
+        let (at, visible) = focused(client).await;
+        assert!(visible, "the focus on {at} does not show");
+        if at == id {
+            return;
+        }
+    }
+    panic!("40 presses of Tab do not reach #{id}");
+}
+
+/// The player whose move it is plays one with the keyboard alone: Tab from the top of the page
+/// to the list of moves, the down arrow to its first move, Tab to Play and Enter. Every element
+/// the focus stops on must show it. Answers the move.
+async fn play_by_keyboard(site: &Site, players: [&Client; 2], game: &str) -> String {
+    use fantoccini::key::Key;
+    let url = format!("{}{game}", site.base);
+    for client in players {
+        client.goto(&url).await.unwrap();
+        if !has(client, "#move option:nth-child(2)").await {
+            continue;
+        }
+        let ply = ply_on_page(client).await.expect("the page's ply");
+        let side = side_of(client).await;
+        let first = find(client, "#move option:nth-child(2)")
+            .await
+            .text()
+            .await
+            .unwrap();
+        tab_to(client, "move").await;
+        press(client, Key::Down).await;
+        let chosen = find(client, "#move").await.prop("value").await.unwrap();
+        assert_eq!(chosen.as_deref(), Some(first.as_str()), "the arrow chose");
+        tab_to(client, "play-button").await;
+        let page = client.find(Locator::Css("html")).await.unwrap();
+        press(client, Key::Enter).await;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while page.tag_name().await.is_ok() {
+            assert!(Instant::now() < deadline, "Enter on Play sent nothing");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            text_of(client, &format!("ol.moves li[value='{}']", ply + 1)).await,
+            format!("{side}: {first}"),
+            "{game}: the move played by keyboard"
+        );
+        return first;
+    }
+    panic!("{game}: nobody has a move to play by keyboard");
+}
+
 /// Two people play through the forms: a whole game of Cheversi (an illegal move on the way, and
 /// the turn mail's link followed), then the first moves of every other game (with JavaScript,
 /// those of Cubulus and Backgammon by clicks on the board). The game page of every game is
@@ -908,6 +990,10 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
             alice.goto(&format!("{}{game}", site.base)).await.unwrap();
             let moves = text_of(&alice, "ol.moves").await;
             assert!(moves.lines().count() >= 4, "{run}: {kind}: {moves}");
+        }
+        if kind == "nubulus" {
+            let mv = play_by_keyboard(site, [&alice, &bob], &game).await;
+            eprintln!("{run}: {kind} by keyboard: {mv}");
         }
         alice.goto(&format!("{}{game}", site.base)).await.unwrap();
         camera.shoot(&alice, kind).await;
