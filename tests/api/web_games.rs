@@ -603,3 +603,105 @@ async fn the_games_page_pages_through_many_games() {
         );
     }
 }
+
+/// What a first visit to a page loads: its HTML (the boards are inline SVG), the stylesheet and
+/// the script; (HTML, stylesheet + script).
+async fn weight(browser: &mut Browser<'_>, path: &str) -> (usize, usize) {
+    let response = browser.get(path).await;
+    assert_eq!(
+        response.status,
+        StatusCode::OK,
+        "GET {path}: {}",
+        response.body
+    );
+    let mut assets = 0;
+    for asset in ["/static/kuryr.css", "/static/kuryr.js"] {
+        let fetched = browser.get(asset).await;
+        assert_eq!(fetched.status, StatusCode::OK, "{asset}");
+        assets += fetched.body.as_str().expect("a text asset").len();
+    }
+    (html(&response).len(), assets)
+}
+
+/// Every page weighs less than 100 KB with its stylesheet and script: the front page, signing in
+/// and up, the games page (with a game of each kind, and with a full page of each list), the new
+/// challenge form, the settings, and a game page of each of the seven games after some moves.
+/// Run with `--nocapture` for the table that docs/web.md shows.
+#[actix_web::test]
+async fn every_page_weighs_less_than_100_kb() {
+    let app = spawn_app().await;
+    let (alice_user, mut alice) = signed_in(&app, "alice").await;
+    let bob_user = app.user("bob").await;
+    let mut weights: Vec<(String, (usize, usize))> = Vec::new();
+    let mut visitor = Browser::new(&app);
+    for path in ["/", "/signin", "/signup"] {
+        weights.push((path.to_owned(), weight(&mut visitor, path).await));
+    }
+
+    let mut games = Vec::new();
+    for kind in [
+        "cubulus",
+        "cheversi",
+        "suluc",
+        "nubulus",
+        "prosterno",
+        "basileus",
+        "backgammon",
+    ] {
+        let game = app.start_game(kind, &alice_user, &bob_user).await;
+        // Sixteen plies: the whole of a Cheversi game, the opening of the others.
+        for _ in 0..16 {
+            let state = api_game(&app, &game).await;
+            let Some(mv) = legal_moves(&state).into_iter().next() else {
+                break;
+            };
+            let mover = if state["to_move"] == "white" {
+                &alice_user
+            } else {
+                &bob_user
+            };
+            let played = app.play(&game, mover, &mv).await;
+            assert!(played.status.is_success(), "{kind} {mv}: {}", played.body);
+        }
+        let ply = api_game(&app, &game).await["ply"].clone();
+        games.push((kind, game, ply));
+    }
+    for path in ["/games", "/challenges/new", "/settings"] {
+        weights.push((path.to_owned(), weight(&mut alice, path).await));
+    }
+    for (kind, game, ply) in &games {
+        let path = format!("/games/{game}");
+        let label = format!("/games/{{id}}: {kind}, ply {ply}");
+        weights.push((label, weight(&mut alice, &path).await));
+    }
+    // The longest the games page gets: a full page of each list.
+    for _ in 0..100 {
+        app.start_game("cheversi", &alice_user, &bob_user).await;
+    }
+    for _ in 0..20 {
+        let game = app.start_game("cheversi", &alice_user, &bob_user).await;
+        let path = format!("/api/v1/games/{game}/resign");
+        let resigned = app.post_empty(&path, Some(&bob_user.token)).await;
+        assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.body);
+    }
+    let full = weight(&mut alice, "/games").await;
+    weights.push(("/games: 100 going on, 20 finished".to_owned(), full));
+
+    let kb = |bytes: usize| format!("{:.1} KB", bytes as f64 / 1024.0);
+    eprintln!("| Page | HTML | + CSS and JS | Total |\n|---|---:|---:|---:|");
+    for (page, (html, assets)) in &weights {
+        eprintln!(
+            "| `{page}` | {} | {} | {} |",
+            kb(*html),
+            kb(*assets),
+            kb(html + assets)
+        );
+    }
+    for (page, (html, assets)) in &weights {
+        assert!(
+            html + assets < MAX_PAGE,
+            "{page} weighs {} with its stylesheet and script",
+            kb(html + assets)
+        );
+    }
+}
