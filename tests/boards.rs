@@ -223,6 +223,42 @@ fn check_backgammon(
         .collect();
     assert_eq!(got.len(), pieces.len(), "a point drawn twice");
     assert_eq!(got, expected, "{position}");
+    // Black writes its moves with its own numbers: every point, and every checker on one, says
+    // which that is, and Black's own board has those checkers on it.
+    let black = typed.side_board(Side::Black);
+    let mut cells = Vec::new();
+    for node in doc.descendants().filter(|n| n.has_attribute("data-square")) {
+        let square = node.attribute("data-square").unwrap();
+        let class = node.attribute("class").unwrap_or_default();
+        let Ok(white_number) = square.parse::<usize>() else {
+            assert_eq!(node.attribute("data-square-black"), None, "{square}");
+            if class == "cell" {
+                cells.push(square.to_owned());
+            }
+            continue;
+        };
+        let black_number: usize = node
+            .attribute("data-square-black")
+            .unwrap_or_else(|| panic!("point {square} without Black's number"))
+            .parse()
+            .unwrap();
+        assert_eq!(black_number, 25 - white_number, "{position}");
+        if class == "cell" {
+            cells.push(square.to_owned());
+        } else if node.attribute("data-side") == Some("black") {
+            let count: u8 = node.attribute("data-piece").unwrap().parse().unwrap();
+            assert_eq!(
+                black[black_number - 1],
+                count,
+                "{position}: Black's {black_number}"
+            );
+        }
+    }
+    cells.sort();
+    let mut every: Vec<String> = (1..=24).map(|p: u8| p.to_string()).collect();
+    every.extend(["bar".to_owned(), "off".to_owned()]);
+    every.sort();
+    assert_eq!(cells, every, "a cell for every point, the bar and the tray");
     let summary = backgammon::summary(&typed);
     let dice: Vec<u8> = doc
         .descendants()

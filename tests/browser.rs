@@ -1,7 +1,8 @@
 //! The web client in a real browser: headless Chromium driven through `chromedriver`
 //! (WebDriver), against the real `kuryr serve` process, once with JavaScript on and once with it
 //! off, plus a phone-sized window: accounts and settings, then a whole Cheversi game and the
-//! first moves of every other game played through the forms. Screenshots of every page go to `target/screenshots/`
+//! first moves of every other game played through the forms (with JavaScript, Cubulus and
+//! Backgammon by clicks on the board). Screenshots of every page go to `target/screenshots/`
 //! (`docs/web.md`, "Tests in a real browser").
 //!
 //! Needs `chromedriver` and `chromium` (Debian: `apt-get install chromium chromium-driver`;
@@ -501,9 +502,373 @@ async fn play(site: &Site, players: [&Client; 2], game: &str, plies: usize) -> u
     played
 }
 
+/// The squares a move names, as the page's script reads them: a column letter and a row
+/// (`e4`, also inside `KE4` or `xD3`), a number (a Backgammon point), `bar` or `off`.
+fn squares_named(mv: &str) -> Vec<String> {
+    let text: Vec<char> = mv.to_lowercase().chars().collect();
+    let mut squares = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let rest: String = text[i..].iter().take(3).collect();
+        if rest == "bar" || rest == "off" {
+            squares.push(rest);
+            i += 3;
+            continue;
+        }
+        let start = i;
+        if text[i].is_ascii_lowercase() && text.get(i + 1).is_some_and(char::is_ascii_digit) {
+            i += 1;
+        }
+        if text[i].is_ascii_digit() {
+            while text.get(i).is_some_and(char::is_ascii_digit) {
+                i += 1;
+            }
+            squares.push(text[start..i].iter().collect());
+        } else {
+            i = start + 1;
+        }
+    }
+    squares
+}
+
+/// A real click in the middle of `element`, on whatever is drawn on top there (a piece over its
+/// square), as a person's click lands.
+async fn click_at(client: &Client, element: fantoccini::elements::Element) {
+    use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
+    // A pointer reaches only what is in the window.
+    let target = serde_json::to_value(&element).expect("an element reference");
+    client
+        .execute(
+            "arguments[0].scrollIntoView({block: 'center', inline: 'center'})",
+            vec![target],
+        )
+        .await
+        .expect("scrolled into view");
+    let mouse = MouseActions::new("mouse".to_owned())
+        .then(PointerAction::MoveToElement {
+            element,
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    client
+        .perform_actions(mouse)
+        .await
+        .expect("a click on the board");
+}
+
+/// Chooses `mv` by clicking on the board the squares it names, in order, and answers whether
+/// the page's script then chose exactly that move in the list. Starts from a cleared choice.
+/// `side` is the mover's (`White`, `Black`): a Backgammon point is found by the number that side
+/// gives it.
+async fn choose_by_clicks(client: &Client, mv: &str, side: &str) -> bool {
+    find(client, "#clear").await.click().await.expect("Clear");
+    let squares = squares_named(mv);
+    if squares.is_empty() {
+        return false;
+    }
+    let own = format!("data-square-{}", side.to_lowercase());
+    for square in &squares {
+        let mut cell = None;
+        for attribute in [own.as_str(), "data-square"] {
+            let css = format!("#board .cell[{attribute}='{square}' i]");
+            if let Ok(found) = client.find(Locator::Css(&css)).await {
+                cell = Some(found);
+                break;
+            }
+        }
+        let Some(cell) = cell else {
+            // A move that names something not on the board (a die's new faces) is not
+            // chosen by clicks alone.
+            return false;
+        };
+        click_at(client, cell).await;
+    }
+    let chosen = find(client, "#move")
+        .await
+        .prop("value")
+        .await
+        .expect("the chosen move");
+    chosen.as_deref() == Some(mv)
+}
+
+/// The side (`White`, `Black`) the signed-in player plays in the game on the page.
+async fn side_of(client: &Client) -> &'static str {
+    match find(client, "#game")
+        .await
+        .attr("data-side")
+        .await
+        .unwrap()
+        .as_deref()
+    {
+        Some("white") => "White",
+        Some("black") => "Black",
+        other => panic!("the page names no side of its player: {other:?}"),
+    }
+}
+
+/// Plays `game` with JavaScript on until each of `sides` has played at least one move and
+/// `plies` moves are played, every move of `sides` chosen by clicking its squares on the board
+/// and sent with Play (the others from the list). Whoever must roll rolls (else takes, the
+/// first action offered). Answers the moves played by clicks, with their sides.
+async fn play_by_clicks(
+    site: &Site,
+    players: [&Client; 2],
+    game: &str,
+    sides: &[&str],
+    plies: usize,
+) -> Vec<(String, String)> {
+    let url = format!("{}{game}", site.base);
+    let mut clicked: Vec<(String, String)> = Vec::new();
+    let mut played = 0;
+    let mut idle = 0;
+    let done = |clicked: &Vec<(String, String)>, played: usize| {
+        played >= plies
+            && sides
+                .iter()
+                .all(|side| clicked.iter().any(|(s, _)| s == side))
+    };
+    while !done(&clicked, played) {
+        assert!(
+            played < plies + 40,
+            "{game}: no move by clicks for {sides:?}"
+        );
+        let mut moved = false;
+        for client in players {
+            client.goto(&url).await.unwrap();
+            find(client, "#game").await;
+            if has(client, "#actions form button").await {
+                let css = if has(client, "#actions input[name=move][value=roll]").await {
+                    "#actions form:has(input[value=roll]) button"
+                } else {
+                    "#actions form button"
+                };
+                click(client, css).await;
+                moved = true;
+                break;
+            }
+            if !has(client, "#move option:nth-child(2)").await {
+                continue;
+            }
+            let side = side_of(client).await;
+            let ply: i32 = find(client, "#game")
+                .await
+                .attr("data-ply")
+                .await
+                .unwrap()
+                .and_then(|ply| ply.parse().ok())
+                .expect("the page's ply");
+            let mut options = Vec::new();
+            for option in client
+                .find_all(Locator::Css("#move option"))
+                .await
+                .unwrap()
+                .into_iter()
+                .skip(1)
+            {
+                options.push(option.text().await.unwrap());
+            }
+            let mv = if sides.contains(&side) {
+                let mut found = None;
+                for mv in options.iter().take(12) {
+                    if choose_by_clicks(client, mv, side).await {
+                        found = Some(mv.clone());
+                        break;
+                    }
+                }
+                let mv = found.unwrap_or_else(|| {
+                    panic!("{game}: none of {options:?} is chosen by clicking its squares")
+                });
+                // The script gave Play the focus; the test sends the form from there.
+                let focused = client.active_element().await.unwrap();
+                assert_eq!(
+                    focused.attr("id").await.unwrap().as_deref(),
+                    Some("play-button"),
+                    "{game}: Play has the focus once the move is chosen"
+                );
+                click(client, "#play-button").await;
+                clicked.push((side.to_owned(), mv.clone()));
+                mv
+            } else {
+                find(client, "#move")
+                    .await
+                    .select_by_index(1)
+                    .await
+                    .expect("the first legal move");
+                click(client, "#play-button").await;
+                options[0].clone()
+            };
+            assert!(
+                !has(client, "#problem").await,
+                "{game}: {mv} refused: {}",
+                text_of(client, "#problem").await
+            );
+            // Stored: the move list holds it at the next ply.
+            assert_eq!(
+                text_of(client, &format!("ol.moves li[value='{}']", ply + 1)).await,
+                format!("{side}: {mv}"),
+                "{game}: the move list after {mv}"
+            );
+            played += 1;
+            moved = true;
+            break;
+        }
+        idle = if moved { 0 } else { idle + 1 };
+        assert!(idle < 3, "{game}: nobody has a move");
+    }
+    clicked
+}
+
+/// The page's ply, or `None` while the page is being replaced.
+async fn ply_on_page(client: &Client) -> Option<i32> {
+    let game = client.find(Locator::Css("#game")).await.ok()?;
+    game.attr("data-ply").await.ok()??.parse().ok()
+}
+
+/// With JavaScript: one player has the game page open and follows it through the game's event
+/// stream; the other moves in their own browser; the first one's page shows the move by itself
+/// within 10 s, the test never reloading it.
+async fn the_page_follows_the_game(site: &Site, players: [&Client; 2], game: &str) {
+    let url = format!("{}{game}", site.base);
+    for client in players {
+        client.goto(&url).await.unwrap();
+        find(client, "#game").await;
+    }
+    let (mover, watcher) = if has(players[0], "#move option:nth-child(2)").await {
+        (players[0], players[1])
+    } else {
+        (players[1], players[0])
+    };
+    // Only a stream that is open hears the move.
+    find(watcher, "#game[data-live=stream]").await;
+    let before = ply_on_page(watcher).await.expect("the watcher's ply");
+    find(mover, "#move")
+        .await
+        .select_by_index(1)
+        .await
+        .expect("the first legal move");
+    click(mover, "#play-button").await;
+    assert_eq!(
+        ply_on_page(mover).await,
+        Some(before + 1),
+        "the move is played"
+    );
+    let played = text_of(mover, &format!("ol.moves li[value='{}']", before + 1)).await;
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if ply_on_page(watcher).await == Some(before + 1) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the watcher's page still shows ply {before} 10 s after the opponent's move"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        text_of(watcher, &format!("ol.moves li[value='{}']", before + 1)).await,
+        played,
+        "the watcher's page lists the move"
+    );
+    assert!(
+        has(watcher, "#move option:nth-child(2)").await,
+        "and offers the watcher their moves"
+    );
+}
+
+/// Presses `key` wherever the focus is, as a keyboard does.
+async fn press(client: &Client, key: fantoccini::key::Key) {
+    use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+    let value: char = key.into();
+    let keys = KeyActions::new("keyboard".to_owned())
+        .then(KeyAction::Down { value })
+        .then(KeyAction::Up { value });
+    client.perform_actions(keys).await.expect("a key pressed");
+}
+
+/// The focused element's id (or tag) and whether its focus shows: it matches `:focus-visible`
+/// and has an outline at least 2 px wide.
+async fn focused(client: &Client) -> (String, bool) {
+    let answer = client
+        .execute(
+            "const e = document.activeElement; const s = getComputedStyle(e); \
+             return [e.id || e.tagName.toLowerCase(), e.matches(':focus-visible') \
+               && s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2]",
+            vec![],
+        )
+        .await
+        .expect("the focused element");
+    (
+        answer[0].as_str().unwrap_or_default().to_owned(),
+        answer[1].as_bool().unwrap_or(false),
+    )
+}
+
+/// Tabs from where the focus is to the element `id`, every stop on the way showing its focus.
+async fn tab_to(client: &Client, id: &str) {
+    use fantoccini::key::Key;
+    for _ in 0..40 {
+        press(client, Key::Tab).await;
+        let (at, visible) = focused(client).await;
+        assert!(visible, "the focus on {at} does not show");
+        if at == id {
+            return;
+        }
+    }
+    panic!("40 presses of Tab do not reach #{id}");
+}
+
+/// The player whose move it is plays one with the keyboard alone: Tab from the top of the page
+/// to the list of moves, the down arrow to its first move, Tab to Play and Enter. Every element
+/// the focus stops on must show it. Answers the move.
+async fn play_by_keyboard(site: &Site, players: [&Client; 2], game: &str) -> String {
+    use fantoccini::key::Key;
+    let url = format!("{}{game}", site.base);
+    for client in players {
+        client.goto(&url).await.unwrap();
+        if !has(client, "#move option:nth-child(2)").await {
+            continue;
+        }
+        let ply = ply_on_page(client).await.expect("the page's ply");
+        let side = side_of(client).await;
+        let first = find(client, "#move option:nth-child(2)")
+            .await
+            .text()
+            .await
+            .unwrap();
+        tab_to(client, "move").await;
+        press(client, Key::Down).await;
+        let chosen = find(client, "#move").await.prop("value").await.unwrap();
+        assert_eq!(chosen.as_deref(), Some(first.as_str()), "the arrow chose");
+        tab_to(client, "play-button").await;
+        let page = client.find(Locator::Css("html")).await.unwrap();
+        press(client, Key::Enter).await;
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while page.tag_name().await.is_ok() {
+            assert!(Instant::now() < deadline, "Enter on Play sent nothing");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            text_of(client, &format!("ol.moves li[value='{}']", ply + 1)).await,
+            format!("{side}: {first}"),
+            "{game}: the move played by keyboard"
+        );
+        return first;
+    }
+    panic!("{game}: nobody has a move to play by keyboard");
+}
+
 /// Two people play through the forms: a whole game of Cheversi (an illegal move on the way, and
-/// the turn mail's link followed), then the first moves of Cubulus and of Backgammon. The game
-/// page of every game is photographed.
+/// the turn mail's link followed), then the first moves of every other game (with JavaScript,
+/// those of Cubulus and Backgammon by clicks on the board). The game page of every game is
+/// photographed.
 async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     let run = if javascript { "js" } else { "nojs" };
     let (alice_name, bob_name) = (format!("alice_{run}"), format!("bob_{run}"));
@@ -540,7 +905,15 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     );
     camera.shoot(mover, "cheversi-illegal-move").await;
 
-    let first = play(site, [&alice, &bob], &game, 1).await;
+    let first = if javascript {
+        // White's first placement can only be its king, so one click names it: the square
+        // inside `KE4`.
+        play_by_clicks(site, [&alice, &bob], &game, &["White"], 1)
+            .await
+            .len()
+    } else {
+        play(site, [&alice, &bob], &game, 1).await
+    };
     assert_eq!(first, 1);
     // The turn mail's link opens the game's page, for the one whose turn it is now.
     let id = game.trim_start_matches("/games/");
@@ -591,7 +964,8 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
     );
     camera.shoot(&alice, "cheversi-over").await;
 
-    // The first moves of every other game, and its page photographed.
+    // The first moves of every other game, and its page photographed. With JavaScript, Cubulus
+    // and Backgammon are played by clicking the board instead of choosing from the list.
     for kind in [
         "cubulus",
         "suluc",
@@ -601,34 +975,35 @@ async fn games_are_played(site: &Site, driver: &Driver, javascript: bool) {
         "backgammon",
     ] {
         let game = challenge_and_accept(&alice, &bob, site, &bob_name, kind).await;
-        let played = play(site, [&alice, &bob], &game, 4).await;
-        assert_eq!(played, 4, "{run}: {kind}");
+        if javascript && kind == "cubulus" {
+            let clicked = play_by_clicks(site, [&alice, &bob], &game, &["White", "Black"], 4).await;
+            eprintln!("{run}: {kind} by clicks: {clicked:?}");
+            the_page_follows_the_game(site, [&alice, &bob], &game).await;
+        } else if javascript && kind == "backgammon" {
+            // Black's moves name the points by Black's numbers, which the board gives too.
+            let clicked = play_by_clicks(site, [&alice, &bob], &game, &["White", "Black"], 2).await;
+            eprintln!("{run}: {kind} by clicks: {clicked:?}");
+            camera.shoot(&alice, "backgammon-clicked").await;
+        } else {
+            let played = play(site, [&alice, &bob], &game, 4).await;
+            assert_eq!(played, 4, "{run}: {kind}");
+            alice.goto(&format!("{}{game}", site.base)).await.unwrap();
+            let moves = text_of(&alice, "ol.moves").await;
+            assert!(moves.lines().count() >= 4, "{run}: {kind}: {moves}");
+        }
+        if kind == "nubulus" {
+            let mv = play_by_keyboard(site, [&alice, &bob], &game).await;
+            eprintln!("{run}: {kind} by keyboard: {mv}");
+        }
         alice.goto(&format!("{}{game}", site.base)).await.unwrap();
-        let moves = text_of(&alice, "ol.moves").await;
-        assert!(moves.lines().count() >= 4, "{run}: {kind}: {moves}");
         camera.shoot(&alice, kind).await;
     }
     alice.close().await.unwrap();
     bob.close().await.unwrap();
 }
 
-/// A phone-sized window: the settings page fits its width, with no sideways scrolling.
-async fn on_a_phone(site: &Site, driver: &Driver) {
-    let client = browser(driver, true, 360, 800).await;
-    let mut camera = Camera {
-        dir: screenshot_dir(),
-        prefix: "phone".to_owned(),
-        count: 0,
-    };
-    client
-        .goto(&format!("{}/signin?next=/settings", site.base))
-        .await
-        .unwrap();
-    camera.shoot(&client, "signin").await;
-    fill(&client, "login", "alice_js").await;
-    fill(&client, "password", PASSWORD).await;
-    click(&client, "main form button[type=submit]").await;
-    assert_eq!(path_of(&client).await, "/settings");
+/// Checks that the page in `client` is no wider than its 360 px window: no sideways scrolling.
+async fn fits_the_phone(client: &Client, what: &str) {
     let widths = client
         .execute(
             "return [document.documentElement.scrollWidth, window.innerWidth]",
@@ -645,14 +1020,89 @@ async fn on_a_phone(site: &Site, driver: &Driver) {
             )
             .await
             .unwrap_or_default();
-        panic!("the settings page is {page} px wide in a {window} px window (360 asked): {widest}");
+        panic!("{what} is {page} px wide in a {window} px window (360 asked): {widest}");
     }
+}
+
+/// A phone-sized window: the settings page, the games page and the page of a game of every
+/// kind fit its width, with no sideways scrolling, and each game's board is shown whole.
+async fn on_a_phone(site: &Site, driver: &Driver) {
+    let client = browser(driver, true, 360, 800).await;
+    let mut camera = Camera {
+        dir: screenshot_dir(),
+        prefix: "phone".to_owned(),
+        count: 0,
+    };
+    client
+        .goto(&format!("{}/signin?next=/settings", site.base))
+        .await
+        .unwrap();
+    camera.shoot(&client, "signin").await;
+    fill(&client, "login", "alice_js").await;
+    fill(&client, "password", PASSWORD).await;
+    click(&client, "main form button[type=submit]").await;
+    assert_eq!(path_of(&client).await, "/settings");
+    fits_the_phone(&client, "the settings page").await;
     camera.shoot(&client, "settings").await;
     client
         .goto(&format!("{}/forgot-password", site.base))
         .await
         .unwrap();
     camera.shoot(&client, "forgot-password").await;
+
+    client.goto(&format!("{}/games", site.base)).await.unwrap();
+    fits_the_phone(&client, "the games page").await;
+    camera.shoot(&client, "games").await;
+    // Alice played every game with JavaScript on: one of each, going on or finished.
+    let mut pages = Vec::new();
+    for link in client
+        .find_all(Locator::Css("main table a[href^='/games/']"))
+        .await
+        .unwrap()
+    {
+        let href = link.attr("href").await.unwrap().unwrap();
+        if !pages.contains(&href) {
+            pages.push(href);
+        }
+    }
+    let mut seen = Vec::new();
+    for page in pages {
+        client.goto(&format!("{}{page}", site.base)).await.unwrap();
+        let title = text_of(&client, "h1").await;
+        let kind = title.split(':').next().unwrap().to_lowercase();
+        fits_the_phone(&client, &format!("the {kind} page")).await;
+        let board = client
+            .execute(
+                "const r = document.querySelector('#board svg').getBoundingClientRect(); \
+                 return [r.left, r.right, r.width, r.height]",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let [left, right, width, height] =
+            [0, 1, 2, 3].map(|i| board[i].as_f64().expect("a number"));
+        assert!(
+            left >= 0.0 && right <= 360.0 && width > 250.0 && height > 100.0,
+            "the {kind} board is not shown whole on a phone: {board}"
+        );
+        camera.shoot(&client, &kind).await;
+        seen.push(kind);
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(
+        seen,
+        [
+            "backgammon",
+            "basileus",
+            "cheversi",
+            "cubulus",
+            "nubulus",
+            "prosterno",
+            "suluc"
+        ],
+        "a game page of every game"
+    );
     client.close().await.unwrap();
 }
 

@@ -9,9 +9,8 @@ use crate::api::numbers::QueryInteger;
 use crate::api::problem::ApiError;
 use crate::service::PageRequest;
 
-/// The highest page a listing may ask for: far beyond any listing's end, low enough that no
-/// offset overflows. `openapi.yaml` says the same.
-pub const MAX_PAGE: i64 = 1_000_000;
+/// The highest page a listing may ask for (`openapi.yaml` says the same).
+pub const MAX_PAGE: i64 = PageRequest::MAX_PAGE;
 
 /// Reads `?page=&per_page=` of a listing: pages count from 1, 20 items by default. A page past
 /// the end is an empty page, not an error.

@@ -5,6 +5,10 @@
 //! the tray on the right holds the borne-off checkers (White's below, Black's above); the dice of
 //! the side on roll lie in the right half; the cube lies on the bar, in the middle while nobody
 //! owns it, or at its owner's side.
+//!
+//! A point's polygon and the checkers on it carry `data-square`, White's number, and
+//! `data-square-black`, Black's (25 − n), since each side writes its moves in its own numbers;
+//! the bar and the tray are cells too (`bar`, `off`), for a move to name by a click.
 
 use super::svg::Svg;
 use super::{About, colours, open_piece};
@@ -137,7 +141,22 @@ pub fn draw(position: &Position, about: &About) -> String {
         TOP,
         TRAY,
         INNER_H,
-        &[("fill", "#4f3620".to_owned())],
+        &[
+            ("fill", "#4f3620".to_owned()),
+            ("class", "cell".to_owned()),
+            ("data-square", "off".to_owned()),
+        ],
+    );
+    svg.rect(
+        LEFT + HALF,
+        TOP,
+        BAR,
+        INNER_H,
+        &[
+            ("fill", "#6b4a2b".to_owned()),
+            ("class", "cell".to_owned()),
+            ("data-square", "bar".to_owned()),
+        ],
     );
 
     // The points and their numbers.
@@ -156,6 +175,7 @@ pub fn draw(position: &Position, about: &About) -> String {
                 ("fill", colour.to_owned()),
                 ("class", "cell".to_owned()),
                 ("data-square", p.to_string()),
+                ("data-square-black", (25 - p).to_string()),
             ],
         );
         let (number_y, black_y) = if top {
@@ -200,7 +220,16 @@ pub fn draw(position: &Position, about: &About) -> String {
         };
         for (side, count) in [(Side::White, white[p - 1]), (Side::Black, black[24 - p])] {
             if count > 0 {
-                open_piece(&mut svg, side, &p.to_string(), &count.to_string());
+                svg.open(
+                    "g",
+                    &[
+                        ("class", "piece".to_owned()),
+                        ("data-side", side.name().to_owned()),
+                        ("data-square", p.to_string()),
+                        ("data-piece", count.to_string()),
+                        ("data-square-black", (25 - p).to_string()),
+                    ],
+                );
                 stack(&mut svg, side, x, y, dir, count);
                 svg.close();
             }

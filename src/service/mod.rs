@@ -76,6 +76,9 @@ pub struct PageRequest {
 
 impl PageRequest {
     pub const MAX_PER_PAGE: i64 = 100;
+    /// The highest page a listing may ask for: far beyond any listing's end, low enough that no
+    /// offset overflows.
+    pub const MAX_PAGE: i64 = 1_000_000;
 
     pub fn offset(self) -> i64 {
         (self.page - 1) * self.per_page

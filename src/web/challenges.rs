@@ -14,7 +14,7 @@ use crate::rules::GameKind;
 use crate::service::challenges::{self, ColorChoice, NewChallenge};
 use crate::service::error::ServiceError;
 use crate::startup::AppState;
-use crate::web::games::list_page;
+use crate::web::games::{ListPages, list_page};
 use crate::web::render::{Page, see_other};
 use crate::web::session::Visitor;
 use crate::web::{WebError, forms};
@@ -249,6 +249,9 @@ pub async fn answer(
     };
     match done {
         Ok(location) => Ok(see_other(&location)),
-        Err(error) => list_page(&req, &state, &visitor, false, Some(WebError::reason(error))).await,
+        Err(error) => {
+            let problem = Some(WebError::reason(error));
+            list_page(&req, &state, &visitor, false, ListPages::default(), problem).await
+        }
     }
 }

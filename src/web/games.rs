@@ -75,6 +75,89 @@ fn first_page(per_page: i64) -> PageRequest {
     PageRequest { page: 1, per_page }
 }
 
+/// Games going on per page of `/games`: a correspondence player may have many at once.
+const PLAYING_PER_PAGE: i64 = 100;
+/// Finished games per page of `/games`, the most recent first.
+const FINISHED_PER_PAGE: i64 = 20;
+
+/// The pages of `/games`' two lists, each counted from 1: `?playing=` and `?finished=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListPages {
+    pub playing: i64,
+    pub finished: i64,
+}
+
+impl Default for ListPages {
+    fn default() -> Self {
+        ListPages {
+            playing: 1,
+            finished: 1,
+        }
+    }
+}
+
+impl ListPages {
+    /// `/games` with these pages; a first page is left out.
+    fn href(self, anchor: &str) -> String {
+        let mut query = Vec::new();
+        if self.playing != 1 {
+            query.push(format!("playing={}", self.playing));
+        }
+        if self.finished != 1 {
+            query.push(format!("finished={}", self.finished));
+        }
+        match query.is_empty() {
+            true => format!("/games#{anchor}"),
+            false => format!("/games?{}#{anchor}", query.join("&")),
+        }
+    }
+}
+
+/// A page number from the query: a whole number from 1 to [`PageRequest::MAX_PAGE`].
+fn page_number(name: &str, value: Option<&str>) -> Result<i64, WebError> {
+    let Some(value) = value else {
+        return Ok(1);
+    };
+    match value.trim().parse::<i64>() {
+        Ok(page) if (1..=PageRequest::MAX_PAGE).contains(&page) => Ok(page),
+        _ => Err(WebError::Page {
+            status: StatusCode::BAD_REQUEST,
+            message: format!(
+                "“{name}” is a page number, from 1 to {}.",
+                PageRequest::MAX_PAGE
+            ),
+        }),
+    }
+}
+
+/// Where a page of a list stands: the numbers of its first and last items among `total`, and
+/// the links to the pages beside it (a page past the end links back to the last one).
+#[derive(Serialize)]
+struct Pager {
+    from: i64,
+    to: i64,
+    total: i64,
+    prev: Option<String>,
+    next: Option<String>,
+}
+
+fn pager(
+    page: &crate::service::Page<GameDetails>,
+    pages: ListPages,
+    set: impl Fn(ListPages, i64) -> ListPages,
+    anchor: &str,
+) -> Pager {
+    let last = ((page.total + page.per_page - 1) / page.per_page).max(1);
+    let from = (page.page - 1) * page.per_page + 1;
+    Pager {
+        from,
+        to: from + page.items.len() as i64 - 1,
+        total: page.total,
+        prev: (page.page > 1).then(|| set(pages, (page.page - 1).min(last)).href(anchor)),
+        next: (page.page < last).then(|| set(pages, page.page + 1).href(anchor)),
+    }
+}
+
 /// One game in a list, as its player sees it.
 #[derive(Serialize)]
 struct GameRow {
@@ -154,9 +237,12 @@ fn challenge_row(view: ChallengeView) -> ChallengeRow {
 #[derive(Deserialize)]
 pub struct ListQuery {
     welcome: Option<String>,
+    playing: Option<String>,
+    finished: Option<String>,
 }
 
-/// The signed-in person's games, theirs to move first, then their challenges.
+/// The signed-in person's games, theirs to move first, then their challenges; `?playing=` and
+/// `?finished=` page the two lists of games.
 pub async fn list(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -164,7 +250,11 @@ pub async fn list(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, WebError> {
     let welcome = query.welcome.is_some();
-    list_page(&req, &state, &visitor, welcome, None).await
+    let pages = ListPages {
+        playing: page_number("playing", query.playing.as_deref())?,
+        finished: page_number("finished", query.finished.as_deref())?,
+    };
+    list_page(&req, &state, &visitor, welcome, pages, None).await
 }
 
 /// The games page, with `problem` (a refused answer to a challenge) beside the lists.
@@ -173,6 +263,7 @@ pub async fn list_page(
     state: &AppState,
     visitor: &Visitor,
     welcome: bool,
+    pages: ListPages,
     problem: Option<(StatusCode, String)>,
 ) -> Result<HttpResponse, WebError> {
     let me = visitor.user.id.clone();
@@ -182,7 +273,10 @@ pub async fn list_page(
         me.clone(),
         StatusFilter::Active,
         false,
-        first_page(100),
+        PageRequest {
+            page: pages.playing,
+            per_page: PLAYING_PER_PAGE,
+        },
     )
     .await?;
     let finished = games::list_mine(
@@ -190,9 +284,24 @@ pub async fn list_page(
         me.clone(),
         StatusFilter::Finished,
         false,
-        first_page(20),
+        PageRequest {
+            page: pages.finished,
+            per_page: FINISHED_PER_PAGE,
+        },
     )
     .await?;
+    let playing_pager = pager(
+        &active,
+        pages,
+        |pages, playing| ListPages { playing, ..pages },
+        "playing",
+    );
+    let finished_pager = pager(
+        &finished,
+        pages,
+        |pages, finished| ListPages { finished, ..pages },
+        "finished",
+    );
     let mut lists = Vec::new();
     for direction in [Direction::Incoming, Direction::Outgoing, Direction::Open] {
         let page =
@@ -222,6 +331,8 @@ pub async fn list_page(
             problem,
             active => Value::from(Serde(rows(active))),
             finished => Value::from(Serde(rows(finished))),
+            playing_pager => Value::from(Serde(playing_pager)),
+            finished_pager => Value::from(Serde(finished_pager)),
             incoming => Value::from(Serde(incoming)),
             outgoing => Value::from(Serde(outgoing)),
             open => Value::from(Serde(open)),
@@ -317,6 +428,9 @@ async fn game_page(
             game => Value::from(Serde(&view)),
             moves => Value::from(Serde(moves)),
             my_turn,
+            // The board names some squares per side (Backgammon's points): the script reads
+            // the viewer's.
+            side => mine.map(Side::name),
             player => mine.is_some(),
             active,
             can_draw => can_draw && mine.is_some() && active,

@@ -433,6 +433,21 @@ async fn a_backgammon_page_shows_the_dice_the_cube_and_the_pips() {
     };
     let board = page(mover, &path, StatusCode::OK).await;
     assert!(board.contains("<dt>Pips</dt>"), "{board}");
+    // The page says which side its viewer plays, and the board gives each point both sides'
+    // numbers, so that a click names the point as the mover's moves do.
+    let side = state["to_move"].as_str().unwrap();
+    assert!(
+        game_div(&board).ends_with(&format!(" data-side=\"{side}\">")),
+        "{board}"
+    );
+    assert!(board.contains("data-square=\"24\" data-square-black=\"1\""));
+    assert!(board.contains("data-square=\"off\""));
+    let watched = Browser::new(&app).get(&path).await;
+    let watched = game_div(html(&watched));
+    assert!(
+        !watched.contains("data-side"),
+        "a spectator plays no side: {watched}"
+    );
     assert!(board.contains("<dt>Dice</dt>"));
     let legal: Vec<String> = state_legal(&app, &game).await;
     let words: Vec<&String> = legal
@@ -450,6 +465,243 @@ async fn a_backgammon_page_shows_the_dice_the_cube_and_the_pips() {
     }
 }
 
+/// The game page's outer element, `<div … id="game" …>`.
+fn game_div(page: &str) -> &str {
+    let start = page
+        .find("<div class=\"game-page\"")
+        .expect("the game's element");
+    let end = start + page[start..].find('>').unwrap() + 1;
+    &page[start..end]
+}
+
 async fn state_legal(app: &TestApp, game: &str) -> Vec<String> {
     legal_moves(&api_game(app, game).await)
+}
+
+/// The ids of the games a list of `/games` links to, in order: the rows of the table under the
+/// heading `heading` (`playing`, `finished`).
+fn listed(page: &str, heading: &str) -> Vec<String> {
+    let Some(start) = page.find(&format!("<table aria-labelledby=\"{heading}\">")) else {
+        return Vec::new();
+    };
+    let end = start + page[start..].find("</table>").unwrap();
+    let mut ids: Vec<String> = page[start..end]
+        .split("<tr")
+        .skip(2)
+        .map(|row| after(row, "href=\"/games/"))
+        .collect();
+    ids.dedup();
+    ids
+}
+
+/// The link of `/games` whose `rel` is `rel` in the list `label` names.
+fn page_link(page: &str, label: &str, rel: &str) -> Option<String> {
+    let start = page.find(&format!("aria-label=\"{label}\""))?;
+    let end = start + page[start..].find("</nav>").unwrap();
+    let nav = &page[start..end];
+    let at = nav.find(&format!("rel=\"{rel}\""))?;
+    let link = &nav[..at];
+    let href = &link[link.rfind("href=\"").unwrap() + 6..];
+    // As the browser reads the attribute: the template escapes `/` and `&`.
+    let href = &href[..href.find('"').unwrap()];
+    Some(href.replace("&#x2f;", "/").replace("&amp;", "&"))
+}
+
+#[actix_web::test]
+async fn the_games_page_pages_through_many_games() {
+    let app = spawn_app().await;
+    let (alice_user, mut alice) = signed_in(&app, "alice").await;
+    let bob_user = app.user("bob").await;
+    // One page and one more of each list: 100 games going on, 20 finished.
+    let mut playing = Vec::new();
+    for _ in 0..101 {
+        playing.push(app.start_game("cheversi", &alice_user, &bob_user).await);
+    }
+    let mut finished = Vec::new();
+    for _ in 0..21 {
+        let game = app.start_game("cheversi", &alice_user, &bob_user).await;
+        let resigned = app
+            .post_empty(
+                &format!("/api/v1/games/{game}/resign"),
+                Some(&bob_user.token),
+            )
+            .await;
+        assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.body);
+        finished.push(game);
+    }
+
+    let first = page(&mut alice, "/games", StatusCode::OK).await;
+    let first_playing = listed(&first, "playing");
+    let first_finished = listed(&first, "finished");
+    assert_eq!(first_playing.len(), 100);
+    assert_eq!(first_finished.len(), 20);
+    assert!(first.contains("Games 1–100 of 101"), "{first}");
+    assert!(first.contains("Games 1–20 of 21"));
+    assert_eq!(
+        page_link(&first, "Pages of games going on", "prev"),
+        None,
+        "no page before the first"
+    );
+    let more = page_link(&first, "Pages of games going on", "next").expect("more games going on");
+    assert_eq!(more, "/games?playing=2#playing");
+    let older = page_link(&first, "Pages of finished games", "next").expect("older finished games");
+    assert_eq!(older, "/games?finished=2#finished");
+    assert!(first.contains(">Older finished games</a>"));
+
+    // The second page of games going on keeps the finished list where it was, and the other
+    // way round.
+    let second = page(&mut alice, &more, StatusCode::OK).await;
+    let second_playing = listed(&second, "playing");
+    assert_eq!(second_playing.len(), 1);
+    assert!(second.contains("Games 101–101 of 101"));
+    assert_eq!(listed(&second, "finished"), first_finished);
+    assert_eq!(
+        page_link(&second, "Pages of games going on", "prev").as_deref(),
+        Some("/games#playing")
+    );
+    assert_eq!(page_link(&second, "Pages of games going on", "next"), None);
+    assert_eq!(
+        page_link(&second, "Pages of finished games", "next").as_deref(),
+        Some("/games?playing=2&finished=2#finished")
+    );
+    let oldest = page(&mut alice, &older, StatusCode::OK).await;
+    let oldest_finished = listed(&oldest, "finished");
+    assert_eq!(oldest_finished.len(), 1);
+    assert_eq!(listed(&oldest, "playing"), first_playing);
+    assert_eq!(
+        page_link(&oldest, "Pages of finished games", "prev").as_deref(),
+        Some("/games#finished")
+    );
+    assert!(oldest.contains(">Newer finished games</a>"));
+
+    // Every game on exactly one page of its list.
+    let mut all_playing = [first_playing, second_playing].concat();
+    all_playing.sort();
+    playing.sort();
+    assert_eq!(all_playing, playing);
+    let mut all_finished = [first_finished, oldest_finished].concat();
+    all_finished.sort();
+    finished.sort();
+    assert_eq!(all_finished, finished);
+
+    // A page past the end says so and leads back to the last one; a page that is no number is
+    // refused with the reason.
+    let past = page(&mut alice, "/games?finished=9", StatusCode::OK).await;
+    assert!(listed(&past, "finished").is_empty());
+    assert!(past.contains("No finished games on this page."), "{past}");
+    assert_eq!(
+        page_link(&past, "Pages of finished games", "prev").as_deref(),
+        Some("/games?finished=2#finished")
+    );
+    for bad in ["0", "-1", "two", "1000001"] {
+        let refused = alice.get(&format!("/games?finished={bad}")).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(
+            html(&refused).contains("“finished” is a page number"),
+            "{}",
+            refused.body
+        );
+    }
+}
+
+/// What a first visit to a page loads: its HTML (the boards are inline SVG), the stylesheet and
+/// the script; (HTML, stylesheet + script).
+async fn weight(browser: &mut Browser<'_>, path: &str) -> (usize, usize) {
+    let response = browser.get(path).await;
+    assert_eq!(
+        response.status,
+        StatusCode::OK,
+        "GET {path}: {}",
+        response.body
+    );
+    let mut assets = 0;
+    for asset in ["/static/kuryr.css", "/static/kuryr.js"] {
+        let fetched = browser.get(asset).await;
+        assert_eq!(fetched.status, StatusCode::OK, "{asset}");
+        assets += fetched.body.as_str().expect("a text asset").len();
+    }
+    (html(&response).len(), assets)
+}
+
+/// Every page weighs less than 100 KB with its stylesheet and script: the front page, signing in
+/// and up, the games page (with a game of each kind, and with a full page of each list), the new
+/// challenge form, the settings, and a game page of each of the seven games after some moves.
+/// Run with `--nocapture` for the table that docs/web.md shows.
+#[actix_web::test]
+async fn every_page_weighs_less_than_100_kb() {
+    let app = spawn_app().await;
+    let (alice_user, mut alice) = signed_in(&app, "alice").await;
+    let bob_user = app.user("bob").await;
+    let mut weights: Vec<(String, (usize, usize))> = Vec::new();
+    let mut visitor = Browser::new(&app);
+    for path in ["/", "/signin", "/signup"] {
+        weights.push((path.to_owned(), weight(&mut visitor, path).await));
+    }
+
+    let mut games = Vec::new();
+    for kind in [
+        "cubulus",
+        "cheversi",
+        "suluc",
+        "nubulus",
+        "prosterno",
+        "basileus",
+        "backgammon",
+    ] {
+        let game = app.start_game(kind, &alice_user, &bob_user).await;
+        // Sixteen plies: the whole of a Cheversi game, the opening of the others.
+        for _ in 0..16 {
+            let state = api_game(&app, &game).await;
+            let Some(mv) = legal_moves(&state).into_iter().next() else {
+                break;
+            };
+            let mover = if state["to_move"] == "white" {
+                &alice_user
+            } else {
+                &bob_user
+            };
+            let played = app.play(&game, mover, &mv).await;
+            assert!(played.status.is_success(), "{kind} {mv}: {}", played.body);
+        }
+        let ply = api_game(&app, &game).await["ply"].clone();
+        games.push((kind, game, ply));
+    }
+    for path in ["/games", "/challenges/new", "/settings"] {
+        weights.push((path.to_owned(), weight(&mut alice, path).await));
+    }
+    for (kind, game, ply) in &games {
+        let path = format!("/games/{game}");
+        let label = format!("/games/{{id}}: {kind}, ply {ply}");
+        weights.push((label, weight(&mut alice, &path).await));
+    }
+    // The longest the games page gets: a full page of each list.
+    for _ in 0..100 {
+        app.start_game("cheversi", &alice_user, &bob_user).await;
+    }
+    for _ in 0..20 {
+        let game = app.start_game("cheversi", &alice_user, &bob_user).await;
+        let path = format!("/api/v1/games/{game}/resign");
+        let resigned = app.post_empty(&path, Some(&bob_user.token)).await;
+        assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.body);
+    }
+    let full = weight(&mut alice, "/games").await;
+    weights.push(("/games: 100 going on, 20 finished".to_owned(), full));
+
+    let kb = |bytes: usize| format!("{:.1} KB", bytes as f64 / 1024.0);
+    eprintln!("| Page | HTML | + CSS and JS | Total |\n|---|---:|---:|---:|");
+    for (page, (html, assets)) in &weights {
+        eprintln!(
+            "| `{page}` | {} | {} | {} |",
+            kb(*html),
+            kb(*assets),
+            kb(html + assets)
+        );
+    }
+    for (page, (html, assets)) in &weights {
+        assert!(
+            html + assets < MAX_PAGE,
+            "{page} weighs {} with its stylesheet and script",
+            kb(html + assets)
+        );
+    }
 }

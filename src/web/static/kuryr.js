@@ -31,7 +31,8 @@ document.addEventListener("submit", (event) => {
 })();
 
 // Click to move: the squares clicked on the board narrow the list of legal moves to those that
-// name them in that order; when one is left, it is chosen and Play has the focus.
+// name them in that order; when one is left, or one names exactly the squares clicked, it is
+// chosen and Play has the focus.
 (() => {
   const board = document.getElementById("board");
   const select = document.getElementById("move");
@@ -40,35 +41,41 @@ document.addEventListener("submit", (event) => {
   if (!board || !select || !play) return;
   const blank = select.options[0];
   const moves = Array.from(select.options).slice(1).map((option) => option.value);
+  // The squares a text names, in order: a column letter and a row ("e4", also inside "KE4" or
+  // "xD3"), a number (Backgammon's points), the bar or off. Piece letters, "x", "-" and "*"
+  // are not squares.
+  const squares = (text) => text.toLowerCase().match(/bar|off|[a-z]?[0-9]+/g) || [];
+  const named = new Map(moves.map((move) => [move, squares(move)]));
+  // Backgammon numbers its points from the mover's side: a drawing that numbers them for White
+  // gives Black's numbers in data-square-black.
+  const game = document.getElementById("game");
+  const side = game ? game.getAttribute("data-side") : null;
+  const squaresOf = (el) =>
+    squares((side && el.getAttribute("data-square-" + side)) || el.getAttribute("data-square"));
   let chosen = [];
-  // Whether `move` names the squares in order, each as a whole word.
-  const fits = (move, squares) => {
-    const text = move.toLowerCase();
+  let last = null;
+  const fits = (move) => {
     let from = 0;
-    for (const square of squares) {
-      let at = text.indexOf(square, from);
-      const word = (i) => i >= 0 && i < text.length && /[a-z0-9]/.test(text[i]);
-      while (at >= 0 && (word(at - 1) || word(at + square.length))) {
-        at = text.indexOf(square, at + 1);
-      }
+    const names = named.get(move);
+    for (const square of chosen) {
+      const at = names.indexOf(square, from);
       if (at < 0) return false;
-      from = at + square.length;
+      from = at + 1;
     }
     return true;
   };
+  const exact = (move) => named.get(move).join(" ") === chosen.join(" ");
   const update = () => {
     board.querySelectorAll(".chosen").forEach((el) => el.classList.remove("chosen"));
-    chosen.forEach((square) => {
-      board.querySelectorAll("[data-square]").forEach((el) => {
-        if (el.getAttribute("data-square").toLowerCase().split(/[^a-z0-9]+/)[0] === square) {
-          el.classList.add("chosen");
-        }
-      });
+    board.querySelectorAll("[data-square]").forEach((el) => {
+      if (squaresOf(el).some((square) => chosen.includes(square))) el.classList.add("chosen");
     });
-    const left = moves.filter((move) => fits(move, chosen));
+    const left = moves.filter(fits);
     select.replaceChildren(blank, ...left.map((move) => new Option(move, move)));
-    if (left.length === 1 && chosen.length > 0) {
-      select.value = left[0];
+    const exactly = left.filter(exact);
+    const pick = left.length === 1 ? left[0] : exactly.length === 1 ? exactly[0] : null;
+    if (pick && chosen.length > 0) {
+      select.value = pick;
       play.focus();
     } else {
       select.value = "";
@@ -77,17 +84,24 @@ document.addEventListener("submit", (event) => {
   board.addEventListener("click", (event) => {
     const el = event.target.closest("[data-square]");
     if (!el) return;
-    const square = el.getAttribute("data-square").toLowerCase().split(/[^a-z0-9]+/)[0];
-    if (chosen[chosen.length - 1] === square) return;
-    chosen.push(square);
-    if (!moves.some((move) => fits(move, chosen))) chosen = [square];
-    if (!moves.some((move) => fits(move, chosen))) chosen = [];
+    const clicked = squaresOf(el);
+    // A piece over two squares (a barrier) is one click, however many of its squares are hit.
+    const key = clicked.join(" ");
+    if (key === last || clicked.length === 0) return;
+    last = key;
+    chosen.push(...clicked);
+    if (!moves.some(fits)) chosen = clicked;
+    if (!moves.some(fits)) {
+      chosen = [];
+      last = null;
+    }
     update();
   });
   if (clear) {
     clear.hidden = false;
     clear.addEventListener("click", () => {
       chosen = [];
+      last = null;
       update();
       select.focus();
     });
@@ -121,6 +135,7 @@ document.addEventListener("submit", (event) => {
   const poll = () => {
     if (polling) return;
     polling = true;
+    game.setAttribute("data-live", "poll");
     setInterval(() => {
       fetch(window.location.pathname, { credentials: "same-origin" })
         .then((response) => (response.ok ? response.text() : ""))
@@ -140,11 +155,15 @@ document.addEventListener("submit", (event) => {
   let failures = 0;
   ["game.move", "game.over", "game.draw_offered", "game.draw_accepted", "game.draw_declined"]
     .forEach((kind) => stream.addEventListener(kind, reload));
+  // data-live says how the page follows the game: "stream" while the stream is open, "poll"
+  // once it has given up on it.
   stream.addEventListener("open", () => {
     failures = 0;
+    game.setAttribute("data-live", "stream");
   });
   stream.addEventListener("error", () => {
     failures += 1;
+    game.removeAttribute("data-live");
     if (stream.readyState === EventSource.CLOSED || failures > 3) {
       stream.close();
       poll();
