@@ -3,13 +3,12 @@
 //! player, the writes of a turn's deadline and reminder).
 
 use chrono::NaiveDateTime;
-use diesel::backend::Backend;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::serialize::ToSql;
-use diesel::sql_types::{Bool, HasSqlType, Integer, Nullable, Text, Timestamp};
+use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
+use super::prepared::Db;
 use super::models::{Game, status};
 use super::schema::{games, revoked_sessions, users};
 use super::users::SessionKey;
@@ -249,25 +248,8 @@ impl QueryId for SaveGame<'_> {
 
 impl<Conn> RunQueryDsl<Conn> for SaveGame<'_> {}
 
-impl<DB> QueryFragment<DB> for SaveGame<'_>
-where
-    DB: Backend
-        + HasSqlType<Text>
-        + HasSqlType<Integer>
-        + HasSqlType<Bool>
-        + HasSqlType<Timestamp>
-        + HasSqlType<Nullable<Text>>
-        + HasSqlType<Nullable<Integer>>
-        + HasSqlType<Nullable<Timestamp>>,
-    str: ToSql<Text, DB>,
-    i32: ToSql<Integer, DB>,
-    bool: ToSql<Bool, DB>,
-    NaiveDateTime: ToSql<Timestamp, DB>,
-    Option<String>: ToSql<Nullable<Text>, DB>,
-    Option<i32>: ToSql<Nullable<Integer>, DB>,
-    Option<NaiveDateTime>: ToSql<Nullable<Timestamp>, DB>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+impl QueryFragment<Db> for SaveGame<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
         let game = self.game;
         out.push_sql("UPDATE games SET position = ");
         out.push_bind_param::<Text, str>(&game.position)?;

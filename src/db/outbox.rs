@@ -3,8 +3,11 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::sql_types::{Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
+use super::prepared::Db;
 use super::models::{OutboxRow, delivery};
 use super::schema::{outbox, users};
 
@@ -87,17 +90,7 @@ pub struct Attempt {
 
 /// Records an attempt and releases the row's lease.
 pub fn record_attempt(conn: &mut DbConn, id: &str, attempt: Attempt) -> QueryResult<()> {
-    diesel::update(outbox::table.find(id))
-        .set((
-            outbox::status.eq(attempt.status),
-            outbox::attempts.eq(attempt.attempts),
-            outbox::last_error.eq(attempt.last_error),
-            outbox::next_attempt_at.eq(attempt.next_attempt_at),
-            outbox::sent_at.eq(attempt.sent_at),
-            outbox::locked_until.eq(None::<NaiveDateTime>),
-        ))
-        .execute(conn)
-        .map(drop)
+    RecordAttempt { id, attempt: &attempt }.execute(conn).map(drop)
 }
 
 /// Extends the lease on row `id` to `until` if it is still the one its holder took (`held`, as
@@ -109,15 +102,77 @@ pub fn renew(
     held: NaiveDateTime,
     until: NaiveDateTime,
 ) -> QueryResult<bool> {
-    diesel::update(
-        outbox::table
-            .find(id)
-            .filter(outbox::status.eq(delivery::PENDING))
-            .filter(outbox::locked_until.eq(held)),
-    )
-    .set(outbox::locked_until.eq(until))
-    .execute(conn)
-    .map(|renewed| renewed == 1)
+    let renewed = Renew {
+        id,
+        pending: delivery::PENDING,
+        held,
+        until,
+    }
+    .execute(conn)?;
+    Ok(renewed == 1)
+}
+
+// The delivery worker records every mail and renews the next one's lease in the group commit,
+// beside the moves: both statements are written out so that they are prepared once (see
+// `db::prepared`; diesel prepares every `UPDATE` again).
+
+struct RecordAttempt<'a> {
+    id: &'a str,
+    attempt: &'a Attempt,
+}
+
+impl QueryId for RecordAttempt<'_> {
+    type QueryId = RecordAttempt<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn> RunQueryDsl<Conn> for RecordAttempt<'_> {}
+
+impl QueryFragment<Db> for RecordAttempt<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        let attempt = self.attempt;
+        out.push_sql("UPDATE outbox SET status = ");
+        out.push_bind_param::<Text, str>(attempt.status)?;
+        out.push_sql(", attempts = ");
+        out.push_bind_param::<Integer, i32>(&attempt.attempts)?;
+        out.push_sql(", last_error = ");
+        out.push_bind_param::<Nullable<Text>, _>(&attempt.last_error)?;
+        out.push_sql(", next_attempt_at = ");
+        out.push_bind_param::<Timestamp, _>(&attempt.next_attempt_at)?;
+        out.push_sql(", sent_at = ");
+        out.push_bind_param::<Nullable<Timestamp>, _>(&attempt.sent_at)?;
+        out.push_sql(", locked_until = NULL WHERE id = ");
+        out.push_bind_param::<Text, str>(self.id)?;
+        Ok(())
+    }
+}
+
+struct Renew<'a> {
+    id: &'a str,
+    pending: &'static str,
+    held: NaiveDateTime,
+    until: NaiveDateTime,
+}
+
+impl QueryId for Renew<'_> {
+    type QueryId = Renew<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl<Conn> RunQueryDsl<Conn> for Renew<'_> {}
+
+impl QueryFragment<Db> for Renew<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        out.push_sql("UPDATE outbox SET locked_until = ");
+        out.push_bind_param::<Timestamp, _>(&self.until)?;
+        out.push_sql(" WHERE id = ");
+        out.push_bind_param::<Text, str>(self.id)?;
+        out.push_sql(" AND status = ");
+        out.push_bind_param::<Text, str>(self.pending)?;
+        out.push_sql(" AND locked_until = ");
+        out.push_bind_param::<Timestamp, _>(&self.held)?;
+        Ok(())
+    }
 }
 
 /// Gives claimed rows back at once, without waiting for their lease to run out (a worker that

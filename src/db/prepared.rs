@@ -9,7 +9,12 @@
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
-use diesel::{QueryResult, RunQueryDsl};
+use diesel::{Connection, QueryResult, RunQueryDsl};
+
+use super::DbConn;
+
+/// The backend of [`DbConn`], for which the statements written out here are built.
+pub(super) type Db = <DbConn as Connection>::Backend;
 
 /// Declares a statement without parameters, whose text never changes.
 macro_rules! fixed_statement {
