@@ -47,22 +47,35 @@ impl StoredEvent {
     }
 }
 
-/// Stores events and answers their ids, in the order given. One row per statement: a
-/// single-row insert is prepared once per connection, while diesel prepares a multi-row insert
-/// again every time (see `db::prepared`), which on the move path cost more than the rows.
+/// Stores events and answers their ids, in the order given.
+///
+/// On PostgreSQL in one statement: a round trip costs more there than preparing it. On SQLite,
+/// where a statement is a function call but diesel prepares a multi-row insert again every time
+/// (see `db::prepared`), one single-row insert per event, prepared once per connection.
 pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
-    rows.iter()
-        .map(|row| match conn {
-            DbConn::Postgres(pg) => diesel::insert_into(events::table)
-                .values(row)
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    match conn {
+        DbConn::Postgres(pg) => {
+            let mut ids: Vec<i64> = diesel::insert_into(events::table)
+                .values(rows)
                 .returning(events::id)
-                .get_result(pg),
-            DbConn::Sqlite(sqlite) => diesel::insert_into(events::table)
-                .values(row)
-                .returning(events::id)
-                .get_result(sqlite),
-        })
-        .collect()
+                .get_results(pg)?;
+            // Ids are handed out in the order the rows were given.
+            ids.sort_unstable();
+            Ok(ids)
+        }
+        DbConn::Sqlite(sqlite) => rows
+            .iter()
+            .map(|row| {
+                diesel::insert_into(events::table)
+                    .values(row)
+                    .returning(events::id)
+                    .get_result(sqlite)
+            })
+            .collect(),
+    }
 }
 
 /// The events of one user after `after` and up to `upto`, oldest first.
