@@ -8,8 +8,8 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
-use super::prepared::Db;
 use super::models::{Game, status};
+use super::prepared::Db;
 use super::schema::{games, revoked_sessions, users};
 use super::users::SessionKey;
 
@@ -295,7 +295,9 @@ impl QueryFragment<Db> for SaveGame<'_> {
         out.push_bind_param::<Text, str>(self.user_id)?;
         out.push_sql(" AND users.session_version = ");
         out.push_bind_param::<Integer, i32>(&self.session_version)?;
-        out.push_sql(") AND NOT EXISTS (SELECT 1 FROM revoked_sessions WHERE revoked_sessions.id = ");
+        out.push_sql(
+            ") AND NOT EXISTS (SELECT 1 FROM revoked_sessions WHERE revoked_sessions.id = ",
+        );
         out.push_bind_param::<Text, str>(self.session_id)?;
         out.push_sql(")))");
         Ok(())

@@ -16,8 +16,8 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 
 use diesel::RunQueryDsl;
-use diesel::r2d2;
 use diesel::connection::{Connection, TransactionManager};
+use diesel::r2d2;
 
 use super::prepared::{ReleaseSavepoint, RollbackToSavepoint, Savepoint};
 use super::{CommitSignal, DbConn, Pool, StorageError, begin_write};

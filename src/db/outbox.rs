@@ -7,8 +7,8 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::{Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
-use super::prepared::Db;
 use super::models::{OutboxRow, delivery};
+use super::prepared::Db;
 use super::schema::{outbox, users};
 
 /// The recipient of a claimed row as they are at sending time.
@@ -90,7 +90,12 @@ pub struct Attempt {
 
 /// Records an attempt and releases the row's lease.
 pub fn record_attempt(conn: &mut DbConn, id: &str, attempt: Attempt) -> QueryResult<()> {
-    RecordAttempt { id, attempt: &attempt }.execute(conn).map(drop)
+    RecordAttempt {
+        id,
+        attempt: &attempt,
+    }
+    .execute(conn)
+    .map(drop)
 }
 
 /// Extends the lease on row `id` to `until` if it is still the one its holder took (`held`, as
