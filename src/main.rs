@@ -10,6 +10,12 @@ use kuryr::service::accounts;
 use kuryr::service::passwords::{Hasher, HasherSettings};
 use kuryr::startup::{Application, shutdown_signal, system_clock};
 
+// Every request allocates and frees many small values on several threads (actix's workers, the
+// readers, the writer lane); glibc's allocator showed in every profile of the move path, and
+// jemalloc does this work with less contention and fewer cache misses.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -35,7 +35,7 @@ use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionMa
 use diesel::prelude::*;
 use diesel::r2d2::{self, ManageConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
@@ -189,6 +189,11 @@ pub struct Database {
     url: DatabaseUrl,
     /// Connections for reads (and, on PostgreSQL, for the writes outside the lanes).
     readers: Pool,
+    /// One permit per reader connection, taken before a blocking thread is asked for. Without
+    /// it every concurrent request held a blocking thread of its own that mostly waited in the
+    /// pool for one of its few connections: dozens of threads, each with its own memory, woken
+    /// one by one as connections came back.
+    reader_permits: Arc<Semaphore>,
     /// The group-commit writers (see `group_commit`): on SQLite every write, on a pool of one
     /// connection; on PostgreSQL the writes to games and the outbox, on connections of their own.
     lanes: group_commit::Lanes,
@@ -240,6 +245,7 @@ impl Database {
         Ok(Database {
             url: url.clone(),
             readers,
+            reader_permits: Arc::new(Semaphore::new(pool_size.max(1) as usize)),
             lanes,
             commits,
         })
@@ -269,10 +275,13 @@ impl Database {
         T: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
+        let permit = self.reader_permit().await?;
         let pool = self.readers.clone();
         run_blocking(move || {
             let mut conn = pool.get().map_err(StorageError::from_pool)?;
-            f(&mut conn)
+            let answer = f(&mut conn);
+            drop(permit);
+            answer
         })
         .await
     }
@@ -290,11 +299,13 @@ impl Database {
             return self.write_grouped("", f).await;
         }
         // PostgreSQL settles concurrent writers itself; these take a reader's connection.
+        let permit = self.reader_permit().await?;
         let pool = self.readers.clone();
         let commits = self.commits.clone();
         run_blocking(move || {
             let mut conn = pool.get().map_err(StorageError::from_pool)?;
             let written = write_transaction(&mut conn, f);
+            drop(permit);
             if written.is_ok() {
                 commits.after_commit();
             }
@@ -305,6 +316,15 @@ impl Database {
 }
 
 impl Database {
+    /// Waits, without holding a thread, until a reader connection is free.
+    async fn reader_permit(&self) -> Result<OwnedSemaphorePermit, StorageError> {
+        self.reader_permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| StorageError::Unavailable)
+    }
+
     /// Runs `f` as one write in the group commit of the lane of `key` (the game it changes):
     /// in its own savepoint, inside a transaction shared with every write waiting at that moment,
     /// and answered only after that transaction is durable.
