@@ -4,12 +4,12 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
 use super::models::{Game, status};
-use super::prepared::Db;
+use super::prepared::{Db, written_out};
 use super::schema::{games, revoked_sessions, users};
 use super::users::SessionKey;
 
@@ -241,12 +241,7 @@ impl<'a> SaveGame<'a> {
     }
 }
 
-impl QueryId for SaveGame<'_> {
-    type QueryId = SaveGame<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<Conn> RunQueryDsl<Conn> for SaveGame<'_> {}
+written_out!(SaveGame);
 
 impl QueryFragment<Db> for SaveGame<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {

@@ -3,12 +3,12 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
 use super::models::{OutboxRow, delivery};
-use super::prepared::Db;
+use super::prepared::{Db, written_out};
 use super::schema::{outbox, users};
 
 /// The recipient of a claimed row as they are at sending time.
@@ -126,12 +126,7 @@ struct RecordAttempt<'a> {
     attempt: &'a Attempt,
 }
 
-impl QueryId for RecordAttempt<'_> {
-    type QueryId = RecordAttempt<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<Conn> RunQueryDsl<Conn> for RecordAttempt<'_> {}
+written_out!(RecordAttempt);
 
 impl QueryFragment<Db> for RecordAttempt<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
@@ -159,12 +154,7 @@ struct Renew<'a> {
     until: NaiveDateTime,
 }
 
-impl QueryId for Renew<'_> {
-    type QueryId = Renew<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl<Conn> RunQueryDsl<Conn> for Renew<'_> {}
+written_out!(Renew);
 
 impl QueryFragment<Db> for Renew<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {

@@ -16,6 +16,21 @@ use super::DbConn;
 /// The backend of [`DbConn`], for which the statements written out here are built.
 pub(super) type Db = <DbConn as Connection>::Backend;
 
+/// Marks a statement type written out by hand (a struct with one lifetime, implementing
+/// `QueryFragment<Db>` with text that never changes) as cacheable: a static query id, so that
+/// diesel keys its prepared statement by type; and runnable with `execute`.
+macro_rules! written_out {
+    ($name:ident) => {
+        impl diesel::query_builder::QueryId for $name<'_> {
+            type QueryId = $name<'static>;
+            const HAS_STATIC_QUERY_ID: bool = true;
+        }
+
+        impl<Conn> diesel::RunQueryDsl<Conn> for $name<'_> {}
+    };
+}
+pub(super) use written_out;
+
 /// Declares a statement without parameters, whose text never changes.
 macro_rules! fixed_statement {
     ($(#[$doc:meta])* $name:ident = $sql:literal) => {
