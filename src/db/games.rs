@@ -186,8 +186,7 @@ pub fn insert(conn: &mut DbConn, game: &Game) -> QueryResult<()> {
 /// Writes a game's new state on condition that it is still active and at the ply it was read
 /// at; `false` when another request changed it first.
 pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> QueryResult<bool> {
-    let updated = SaveGame::new(game, read_ply, None).execute(conn)?;
-    Ok(updated == 1)
+    save_move_if_unchanged(conn, game, read_ply, None)
 }
 
 /// [`save_if_unchanged`], and only while the login session of the user who moved still holds
@@ -200,7 +199,12 @@ pub fn save_move_if_unchanged(
     read_ply: i32,
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let updated = SaveGame::new(game, read_ply, session).execute(conn)?;
+    let updated = SaveGame {
+        game,
+        read_ply,
+        session,
+    }
+    .execute(conn)?;
     Ok(updated == 1)
 }
 
@@ -214,31 +218,7 @@ pub fn save_move_if_unchanged(
 struct SaveGame<'a> {
     game: &'a Game,
     read_ply: i32,
-    active: &'static str,
-    /// True without a session: the rest of the condition is then not needed, but its
-    /// placeholders are bound all the same, so that the text does not change.
-    no_session: bool,
-    user_id: &'a str,
-    session_version: i32,
-    session_id: &'a str,
-}
-
-impl<'a> SaveGame<'a> {
-    fn new(game: &'a Game, read_ply: i32, session: Option<SessionKey<'a>>) -> Self {
-        let (no_session, user_id, session_version, session_id) = match session {
-            Some(session) => (false, session.user_id, session.version, session.id),
-            None => (true, "", 0, ""),
-        };
-        SaveGame {
-            game,
-            read_ply,
-            active: status::ACTIVE,
-            no_session,
-            user_id,
-            session_version,
-            session_id,
-        }
-    }
+    session: Option<SessionKey<'a>>,
 }
 
 written_out!(SaveGame);
@@ -283,17 +263,23 @@ impl QueryFragment<Db> for SaveGame<'_> {
         out.push_sql(" AND ply = ");
         out.push_bind_param::<Integer, i32>(&self.read_ply)?;
         out.push_sql(" AND status = ");
-        out.push_bind_param::<Text, str>(self.active)?;
+        out.push_bind_param::<Text, str>(status::ACTIVE)?;
+        // Without a session the flag is true and the rest of the condition is not needed, but
+        // its placeholders are bound all the same, so that the text does not change.
+        let (no_session, user_id, version, session_id) = match &self.session {
+            Some(session) => (&false, session.user_id, &session.version, session.id),
+            None => (&true, "", &0, ""),
+        };
         out.push_sql(" AND (");
-        out.push_bind_param::<Bool, bool>(&self.no_session)?;
+        out.push_bind_param::<Bool, bool>(no_session)?;
         out.push_sql(" OR (EXISTS (SELECT 1 FROM users WHERE users.id = ");
-        out.push_bind_param::<Text, str>(self.user_id)?;
+        out.push_bind_param::<Text, str>(user_id)?;
         out.push_sql(" AND users.session_version = ");
-        out.push_bind_param::<Integer, i32>(&self.session_version)?;
+        out.push_bind_param::<Integer, i32>(version)?;
         out.push_sql(
             ") AND NOT EXISTS (SELECT 1 FROM revoked_sessions WHERE revoked_sessions.id = ",
         );
-        out.push_bind_param::<Text, str>(self.session_id)?;
+        out.push_bind_param::<Text, str>(session_id)?;
         out.push_sql(")))");
         Ok(())
     }

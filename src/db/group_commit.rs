@@ -143,9 +143,10 @@ fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal)
     }
 }
 
-/// Closes a job's savepoint (after a rollback to it, the savepoint holds nothing more). On SQLite a savepoint left open costs every
-/// later job of the group: each page a job writes is checked and marked against every savepoint
-/// still open. On PostgreSQL a release is one more round trip, and the commit releases them all.
+/// Closes the savepoint of the job just run, kept or rolled back to. On SQLite a savepoint left
+/// open costs every later job of the group: each page a job writes is checked and marked against
+/// every savepoint still open. On PostgreSQL a release is one more round trip, and the commit
+/// releases them all.
 fn release(conn: &mut DbConn) -> diesel::QueryResult<()> {
     match conn {
         DbConn::Sqlite(_) => ReleaseSavepoint.execute(conn).map(drop),

@@ -107,13 +107,7 @@ pub fn renew(
     held: NaiveDateTime,
     until: NaiveDateTime,
 ) -> QueryResult<bool> {
-    let renewed = Renew {
-        id,
-        pending: delivery::PENDING,
-        held,
-        until,
-    }
-    .execute(conn)?;
+    let renewed = Renew { id, held, until }.execute(conn)?;
     Ok(renewed == 1)
 }
 
@@ -149,7 +143,6 @@ impl QueryFragment<Db> for RecordAttempt<'_> {
 
 struct Renew<'a> {
     id: &'a str,
-    pending: &'static str,
     held: NaiveDateTime,
     until: NaiveDateTime,
 }
@@ -163,7 +156,7 @@ impl QueryFragment<Db> for Renew<'_> {
         out.push_sql(" WHERE id = ");
         out.push_bind_param::<Text, str>(self.id)?;
         out.push_sql(" AND status = ");
-        out.push_bind_param::<Text, str>(self.pending)?;
+        out.push_bind_param::<Text, str>(delivery::PENDING)?;
         out.push_sql(" AND locked_until = ");
         out.push_bind_param::<Timestamp, _>(&self.held)?;
         Ok(())
