@@ -399,6 +399,16 @@ async fn sign_in(site: &Site, client: &Client, username: &str) {
 }
 
 /// Whether `css` finds something on the page as it is, without waiting.
+/// Chooses the first legal move in the page's `move` list and presses Play.
+async fn play_first_listed(client: &Client) {
+    find(client, "#move")
+        .await
+        .select_by_index(1)
+        .await
+        .expect("the first legal move");
+    click(client, "#play-button").await;
+}
+
 async fn has(client: &Client, css: &str) -> bool {
     client.find(Locator::Css(css)).await.is_ok()
 }
@@ -470,12 +480,7 @@ async fn play(site: &Site, players: [&Client; 2], game: &str, plies: usize) -> u
             if has(client, "#actions form button").await {
                 click(client, "#actions form button").await;
             } else if has(client, "#move option:nth-child(2)").await {
-                find(client, "#move")
-                    .await
-                    .select_by_index(1)
-                    .await
-                    .expect("the first legal move");
-                click(client, "#play-button").await;
+                play_first_listed(client).await;
             } else {
                 continue;
             }
@@ -696,12 +701,7 @@ async fn play_by_clicks(
                 clicked.push((side.to_owned(), mv.clone()));
                 mv
             } else {
-                find(client, "#move")
-                    .await
-                    .select_by_index(1)
-                    .await
-                    .expect("the first legal move");
-                click(client, "#play-button").await;
+                play_first_listed(client).await;
                 options[0].clone()
             };
             assert!(
@@ -748,12 +748,7 @@ async fn the_page_follows_the_game(site: &Site, players: [&Client; 2], game: &st
     // Only a stream that is open hears the move.
     find(watcher, "#game[data-live=stream]").await;
     let before = ply_on_page(watcher).await.expect("the watcher's ply");
-    find(mover, "#move")
-        .await
-        .select_by_index(1)
-        .await
-        .expect("the first legal move");
-    click(mover, "#play-button").await;
+    play_first_listed(mover).await;
     assert_eq!(
         ply_on_page(mover).await,
         Some(before + 1),
