@@ -46,14 +46,8 @@ where
     E: From<StorageError> + Send + 'static,
 {
     Box::new(move |conn| {
-        let result = catch_unwind(AssertUnwindSafe(|| f(conn))).unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(StorageError::Task(format!("a write panicked: {what}")).into())
-        });
+        let result = catch_unwind(AssertUnwindSafe(|| f(conn)))
+            .unwrap_or_else(|panic| Err(StorageError::panicked("a write", &*panic).into()));
         Done {
             keep: result.is_ok(),
             answer: Box::new(move |commit_failed| {

@@ -1,9 +1,11 @@
 //! Storage: one set of diesel queries over SQLite (the embedded default) or PostgreSQL.
 //!
 //! The backend is chosen by the URL scheme, never by trying one driver after another. Queries run
-//! on a blocking thread so actix's workers never wait on the database. On SQLite every write goes
-//! through a single connection and starts with `BEGIN IMMEDIATE`, so writers queue instead of failing
-//! with `SQLITE_BUSY` half-way through a read-then-write transaction.
+//! on a blocking thread so actix's workers never wait on the database, except the reads of a few
+//! rows by key on SQLite (`Database::read_by_key`), which take less time than the hand-off to a
+//! blocking thread would. On SQLite every write goes through a single connection and starts with
+//! `BEGIN IMMEDIATE`, so writers queue instead of failing with `SQLITE_BUSY` half-way through a
+//! read-then-write transaction.
 //!
 //! The queries themselves live beside the storage, one module per table or aggregate; the
 //! services call them and never build a query of their own.
@@ -27,6 +29,7 @@ pub mod users;
 pub mod vacations;
 pub mod webhooks;
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -177,6 +180,16 @@ pub enum StorageError {
 }
 
 impl StorageError {
+    /// A task that panicked, with the panic's message.
+    fn panicked(task: &str, panic: &(dyn std::any::Any + Send)) -> Self {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        StorageError::Task(format!("{task} panicked: {what}"))
+    }
+
     pub(crate) fn from_pool(e: r2d2::PoolError) -> Self {
         tracing::error!(error = %e, "no database connection available");
         StorageError::Unavailable
@@ -284,6 +297,28 @@ impl Database {
             answer
         })
         .await
+    }
+
+    /// Runs a read of a few rows found by key (a game and its players, say), which SQLite
+    /// answers in microseconds from its page cache: on SQLite on the calling thread, since
+    /// handing it to a blocking thread and back (waking the thread, parking it again) cost more
+    /// than the read itself; on PostgreSQL, where every query waits on the network, like
+    /// [`Database::read`]. A reader connection is waited for without holding the thread; a
+    /// panic in `f` is answered as an error, as from a blocking thread.
+    pub async fn read_by_key<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        if let DatabaseUrl::Postgres(_) = self.url {
+            return self.read(f).await;
+        }
+        let _permit = self.reader_permit().await?;
+        // With a permit a connection is free, so `get` does not wait.
+        let mut conn = self.readers.get().map_err(StorageError::from_pool)?;
+        catch_unwind(AssertUnwindSafe(|| f(&mut conn)))
+            .unwrap_or_else(|panic| Err(StorageError::panicked("a read", &*panic).into()))
     }
 
     /// Runs `f` as one write: committed when it returns `Ok`, rolled back when it returns

@@ -323,7 +323,7 @@ pub async fn play(
         request.clone(),
     );
     let decided = db
-        .read(move |conn| {
+        .read_by_key(move |conn| {
             let (game, players) = read_game(conn, &read_id, &read_caller)?;
             if game.time_control != TimeControl::None {
                 return Ok(None);
@@ -463,8 +463,8 @@ enum Decided {
 struct MovePlan {
     /// The game as the move leaves it.
     game: GameState,
-    /// The ply the game was read at: it is stored only if it is still there.
-    read_ply: i32,
+    /// The game as read: it is stored only if it is still at that ply.
+    read: db::games::AsRead,
     caller: Caller,
     mv: Move,
     chance: Chance,
@@ -487,8 +487,7 @@ fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> 
             version: session.version,
             id: &session.id,
         });
-    let stored =
-        db::games::save_move_if_unchanged(conn, &plan.game.to_row(), plan.read_ply, session)?;
+    let stored = db::games::save_move_if_unchanged(conn, &plan.game.to_row(), plan.read, session)?;
     if !stored {
         return Err(race());
     }
@@ -639,7 +638,11 @@ fn decide(
         .play(&request.text)
         .map_err(|e| refusal(e, before.as_ref()))?;
 
-    let previous_ply = game.ply;
+    let read = db::games::AsRead {
+        ply: game.ply,
+        deadline_at: game.deadline_at,
+        next_reminder_at: game.next_reminder_at,
+    };
     let naive_now = now.naive_utc();
     game.ply += 1;
     game.position = after.canonical();
@@ -713,7 +716,7 @@ fn decide(
         .collect();
     let events = events::after_game_change(&details, &view, &written, &moves, None)?;
     Ok(Decided::Write(Box::new(MovePlan {
-        read_ply: previous_ply,
+        read,
         caller: caller.clone(),
         mv,
         chance,
