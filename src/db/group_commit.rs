@@ -16,7 +16,7 @@ use std::sync::{Arc, mpsc};
 use std::thread;
 
 use diesel::RunQueryDsl;
-use diesel::connection::{Connection, TransactionManager};
+use diesel::connection::{Connection, SimpleConnection, TransactionManager};
 use diesel::r2d2;
 
 use super::prepared::{ReleaseSavepoint, RollbackToSavepoint, Savepoint};
@@ -119,22 +119,38 @@ fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal)
         }
         let conn = match &mut held {
             Some(conn) => conn,
-            None => match pool.get() {
+            None => match pool.get().map_err(StorageError::from_pool).and_then(writer) {
                 Ok(conn) => held.insert(conn),
                 Err(e) => {
-                    abandon(group, &StorageError::from_pool(e));
+                    abandon(group, &e);
                     continue;
                 }
             },
         };
         if run_group(conn, group) {
             commits.after_commit();
+            if commits.log_restart_wanted()
+                && let Err(e) = super::checkpoint::restart_log(conn)
+            {
+                tracing::error!(error = %e, "the writer could not checkpoint");
+            }
         } else {
             // A group that failed may have left the connection broken: the next takes one
             // afresh (the pool drops a broken one).
             held = None;
         }
     }
+}
+
+/// Makes a connection a lane's: on SQLite, one that leaves checkpoints to the checkpointer
+/// (see `checkpoint`).
+fn writer(
+    mut conn: r2d2::PooledConnection<super::Manager>,
+) -> Result<r2d2::PooledConnection<super::Manager>, StorageError> {
+    if let DbConn::Sqlite(sqlite) = &mut *conn {
+        sqlite.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
+    }
+    Ok(conn)
 }
 
 /// Closes the savepoint of the job just run, kept or rolled back to. On SQLite a savepoint left

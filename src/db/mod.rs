@@ -11,6 +11,7 @@
 //! services call them and never build a query of their own.
 
 pub mod challenges;
+mod checkpoint;
 pub mod events;
 pub mod games;
 mod group_commit;
@@ -216,10 +217,12 @@ pub struct Database {
 }
 
 /// Who learns that a write was committed (events may have been written): this process's event
-/// feed, and on PostgreSQL the other processes, through the `NOTIFY` the listener sends.
+/// feed, on PostgreSQL the other processes, through the `NOTIFY` the listener sends, and on
+/// SQLite the checkpointer.
 pub(crate) struct CommitSignal {
     local: Arc<Notify>,
     others: Option<Arc<Notify>>,
+    checkpoints: Option<checkpoint::Checkpoints>,
 }
 
 impl CommitSignal {
@@ -228,6 +231,17 @@ impl CommitSignal {
         if let Some(others) = &self.others {
             others.notify_one();
         }
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.after_commit();
+        }
+    }
+
+    /// Whether the writer should checkpoint the rest of the log now, so that its next commit
+    /// starts the log over (see `checkpoint`).
+    fn log_restart_wanted(&self) -> bool {
+        self.checkpoints
+            .as_ref()
+            .is_some_and(checkpoint::Checkpoints::log_restart_wanted)
     }
 }
 
@@ -245,6 +259,10 @@ impl Database {
         let commits = Arc::new(CommitSignal {
             local: Arc::new(Notify::new()),
             others: matches!(url, DatabaseUrl::Postgres(_)).then(|| Arc::new(Notify::new())),
+            checkpoints: match url {
+                DatabaseUrl::Sqlite(_) => Some(checkpoint::Checkpoints::start(url.clone())?),
+                DatabaseUrl::Postgres(_) => None,
+            },
         });
         let lanes = match url {
             DatabaseUrl::Sqlite(_) => group_commit::Lanes::start(1, build(1)?, commits.clone()),

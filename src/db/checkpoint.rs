@@ -1,0 +1,189 @@
+//! SQLite's checkpoints, off the writer.
+//!
+//! In WAL mode a commit appends pages to the write-ahead log; a checkpoint copies them back into
+//! the database file and fsyncs it. By default the connection whose commit takes the log past
+//! 1000 pages runs the checkpoint inside that commit. On the one writer lane that stalled a
+//! group every tenth of a second under load while pages were copied and the database file
+//! synced, and every move queued behind it waited.
+//!
+//! So the writer's connection turns automatic checkpoints off, and this thread, on a connection
+//! of its own, checkpoints soon after commits. Its checkpoints are `PASSIVE`: they copy what no
+//! reader still needs and never make the writer or a reader wait. One thing only the writer
+//! can do: start the log over from its beginning, which it does when a write begins with every
+//! page of the log already copied back. Under steady load that never happens by itself (the
+//! writer has always committed more by the time a checkpoint ends), so once the log passes
+//! [`RESTART_AFTER`] pages the thread asks the writer to copy the few pages left itself,
+//! between two groups; its next commit then starts the log over.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::{self, Thread};
+use std::time::Duration;
+
+use diesel::RunQueryDsl;
+use diesel::sql_types::Integer;
+
+use super::{DatabaseUrl, DbConn};
+
+/// How long the thread lets commits gather after a checkpoint before the next: long enough that
+/// a checkpoint copies many pages at once, short enough that the log stays small.
+const GATHER: Duration = Duration::from_millis(20);
+
+/// How often the thread looks whether the database it serves is still open, without commits.
+const IDLE: Duration = Duration::from_secs(1);
+
+/// Pages in the log (16 MB of 4 KB pages) past which the writer is asked to start it over.
+const RESTART_AFTER: i32 = 4_000;
+
+/// What the writer and the checkpointer tell each other.
+#[derive(Default)]
+struct Shared {
+    /// Pages were committed since the last checkpoint.
+    committed: AtomicBool,
+    /// The log is long and copied back: the writer should finish the copy and start it over.
+    restart: AtomicBool,
+}
+
+/// Wakes the checkpointer after commits. The thread stops once the handle is dropped.
+pub(super) struct Checkpoints {
+    thread: Thread,
+    /// Held weakly by the thread: when the handle is gone, so is the database it serves.
+    shared: Arc<Shared>,
+}
+
+impl Checkpoints {
+    /// Starts the checkpointer of the SQLite database at `url`.
+    pub(super) fn start(url: DatabaseUrl) -> std::io::Result<Checkpoints> {
+        let shared = Arc::new(Shared::default());
+        let watch = Arc::downgrade(&shared);
+        let handle = thread::Builder::new()
+            .name("kuryr-checkpoint".into())
+            .spawn(move || run(&url, &watch))?;
+        Ok(Checkpoints {
+            thread: handle.thread().clone(),
+            shared,
+        })
+    }
+
+    /// Tells the thread that pages were committed.
+    pub(super) fn after_commit(&self) {
+        if !self.shared.committed.swap(true, Ordering::AcqRel) {
+            self.thread.unpark();
+        }
+    }
+
+    /// Whether the writer should run [`restart_log`] now (answered once per request).
+    pub(super) fn log_restart_wanted(&self) -> bool {
+        self.shared.restart.swap(false, Ordering::AcqRel)
+    }
+}
+
+/// Run by the writer between two groups when asked: copies the pages of the log not yet copied
+/// back (few: the checkpointer has just copied the rest), so that its next commit starts the
+/// log over.
+pub(super) fn restart_log(conn: &mut DbConn) -> diesel::QueryResult<()> {
+    checkpoint(conn).map(drop)
+}
+
+/// What `PRAGMA wal_checkpoint` answers.
+#[derive(diesel::QueryableByName)]
+struct Outcome {
+    #[diesel(sql_type = Integer)]
+    busy: i32,
+    /// Pages in the log.
+    #[diesel(sql_type = Integer)]
+    log: i32,
+    /// Of those, the pages copied back into the database file.
+    #[diesel(sql_type = Integer)]
+    checkpointed: i32,
+}
+
+fn checkpoint(conn: &mut DbConn) -> diesel::QueryResult<Outcome> {
+    diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)").get_result(conn)
+}
+
+fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
+    let mut conn: Option<DbConn> = None;
+    loop {
+        thread::park_timeout(IDLE);
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        if !shared.committed.swap(false, Ordering::AcqRel) {
+            continue;
+        }
+        let connection = match &mut conn {
+            Some(connection) => connection,
+            None => match url.connect() {
+                Ok(connection) => conn.insert(connection),
+                Err(e) => {
+                    tracing::error!(error = %e, "the checkpointer cannot open the database");
+                    continue;
+                }
+            },
+        };
+        match checkpoint(connection) {
+            Ok(outcome) => {
+                tracing::trace!(
+                    busy = outcome.busy,
+                    log = outcome.log,
+                    checkpointed = outcome.checkpointed,
+                    "checkpoint"
+                );
+                if outcome.log >= RESTART_AFTER {
+                    shared.restart.store(true, Ordering::Release);
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "a checkpoint failed");
+                conn = None;
+            }
+        }
+        drop(shared);
+        thread::sleep(GATHER);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::connection::SimpleConnection;
+
+    use super::super::{Database, DatabaseUrl, StorageError};
+
+    /// The writer never checkpoints, so without the checkpointer the log would hold every page
+    /// ever written; with it, the log is copied back and started over, and stays small.
+    #[tokio::test]
+    async fn the_log_is_checkpointed_off_the_writer_and_stays_small() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.sqlite3");
+        let url = DatabaseUrl::sqlite_file(&path);
+        let db = Database::connect(&url, 2).unwrap();
+        db.write(|conn| {
+            conn.batch_execute("CREATE TABLE filler (data BLOB NOT NULL)")
+                .map_err(StorageError::from)
+        })
+        .await
+        .unwrap();
+        // 80 MB in 4 000 commits of 20 KB (five pages each and more).
+        for _ in 0..4_000 {
+            db.write(|conn| {
+                conn.batch_execute("INSERT INTO filler (data) VALUES (zeroblob(20000))")
+                    .map_err(StorageError::from)
+            })
+            .await
+            .unwrap();
+        }
+        let wal = std::fs::metadata(dir.path().join("k.sqlite3-wal"))
+            .unwrap()
+            .len();
+        assert!(
+            wal < 40 << 20,
+            "the write-ahead log grew to {wal} bytes for 80 MB written"
+        );
+        let database = std::fs::metadata(&path).unwrap().len();
+        assert!(
+            database > 60 << 20,
+            "only {database} bytes were copied back into the database file"
+        );
+    }
+}
