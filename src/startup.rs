@@ -220,7 +220,7 @@ impl Application {
         let mut server = HttpServer::new(move || {
             App::new()
                 .wrap(deadline)
-                .wrap(TracingLogger::default())
+                .wrap(TracingLogger::<crate::http::RequestSpan>::new())
                 .configure(configure(state.clone()))
         })
         .client_request_timeout(defences.request_timeout)
