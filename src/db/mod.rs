@@ -252,6 +252,9 @@ impl Database {
             r2d2::Pool::builder()
                 .max_size(size)
                 .min_idle(Some(1))
+                // A connection to a local file does not go stale; one to a server may have
+                // been closed by it, and is tried with a query before it is lent.
+                .test_on_check_out(matches!(url, DatabaseUrl::Postgres(_)))
                 .connection_timeout(Duration::from_secs(10))
                 .build(Manager(url.clone()))
         };
