@@ -3,9 +3,11 @@
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use diesel::sql_types::{Bool, Text};
+use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
+use super::prepared::{Db, written_out};
 use super::schema::{event_log, event_tickets, events};
 
 /// An event about to be stored. `data` is its JSON, as clients receive it under `data`.
@@ -56,25 +58,54 @@ pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
     if rows.is_empty() {
         return Ok(Vec::new());
     }
-    match conn {
-        DbConn::Postgres(pg) => {
-            let mut ids: Vec<i64> = diesel::insert_into(events::table)
-                .values(rows)
-                .returning(events::id)
-                .get_results(pg)?;
-            // Ids are handed out in the order the rows were given.
-            ids.sort_unstable();
-            Ok(ids)
-        }
-        DbConn::Sqlite(sqlite) => rows
-            .iter()
-            .map(|row| {
-                diesel::insert_into(events::table)
-                    .values(row)
-                    .returning(events::id)
-                    .get_result(sqlite)
-            })
-            .collect(),
+    if let DbConn::Postgres(pg) = conn {
+        let mut ids: Vec<i64> = diesel::insert_into(events::table)
+            .values(rows)
+            .returning(events::id)
+            .get_results(pg)?;
+        // Ids are handed out in the order the rows were given.
+        ids.sort_unstable();
+        return Ok(ids);
+    }
+    rows.iter()
+        .map(|row| InsertEvent { row }.get_result(conn))
+        .collect()
+}
+
+/// The single-row insert of an event, written out (see `db::prepared`): two run for each move
+/// on the single SQLite writer.
+struct InsertEvent<'a> {
+    row: &'a NewEvent,
+}
+
+written_out!(InsertEvent);
+
+impl diesel::query_builder::Query for InsertEvent<'_> {
+    type SqlType = BigInt;
+}
+
+impl QueryFragment<Db> for InsertEvent<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        let row = self.row;
+        out.push_sql(
+            "INSERT INTO events (kind, user_id, other_user_id, game_id, public, created_at, data) \
+             VALUES (",
+        );
+        out.push_bind_param::<Text, str>(row.kind)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Nullable<Text>, _>(&row.user_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Nullable<Text>, _>(&row.other_user_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Nullable<Text>, _>(&row.game_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Integer, i32>(&row.public)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Timestamp, _>(&row.created_at)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, str>(&row.data)?;
+        out.push_sql(") RETURNING id");
+        Ok(())
     }
 }
 
