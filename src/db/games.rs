@@ -226,13 +226,7 @@ pub struct AsRead {
 /// Writes a game's new state on condition that it is still active and at the ply it was read
 /// at; `false` when another request changed it first.
 pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> QueryResult<bool> {
-    let updated = SaveGame::<true> {
-        game,
-        read_ply,
-        session: None,
-    }
-    .execute(conn)?;
-    Ok(updated == 1)
+    save::<true>(conn, game, read_ply, None)
 }
 
 /// [`save_if_unchanged`], and only while the login session of the user who moved still holds
@@ -253,21 +247,26 @@ pub fn save_move_if_unchanged(
     let indexed_unchanged = game.status == status::ACTIVE
         && game.deadline_at == read.deadline_at
         && game.next_reminder_at == read.next_reminder_at;
-    let updated = if indexed_unchanged {
-        SaveGame::<false> {
-            game,
-            read_ply: read.ply,
-            session,
-        }
-        .execute(conn)?
+    if indexed_unchanged {
+        save::<false>(conn, game, read.ply, session)
     } else {
-        SaveGame::<true> {
-            game,
-            read_ply: read.ply,
-            session,
-        }
-        .execute(conn)?
-    };
+        save::<true>(conn, game, read.ply, session)
+    }
+}
+
+/// Runs a [`SaveGame`]; `false` when it changed no row.
+fn save<const INDEXED: bool>(
+    conn: &mut DbConn,
+    game: &Game,
+    read_ply: i32,
+    session: Option<SessionKey<'_>>,
+) -> QueryResult<bool> {
+    let updated = SaveGame::<INDEXED> {
+        game,
+        read_ply,
+        session,
+    }
+    .execute(conn)?;
     Ok(updated == 1)
 }
 
@@ -451,9 +450,8 @@ mod tests {
     use chrono::Utc;
 
     use super::*;
-    use crate::db::models::User;
     use crate::db::schema::revoked_sessions;
-    use crate::db::{DatabaseUrl, run_migrations};
+    use crate::db::testing;
 
     diesel::alias! {
         const WHITE_PLAYER: Alias<WhitePlayer> = users as white_player;
@@ -493,39 +491,11 @@ mod tests {
             .unwrap()
     }
 
-    fn user(name: &str, version: i32, forced: i32, confirmed: bool) -> User {
-        let now = Utc::now().naive_utc();
-        User {
-            id: format!("id-{name}"),
-            username: name.into(),
-            username_key: name.into(),
-            email: format!("{name}@example.org"),
-            email_key: format!("{name}@example.org"),
-            password_hash: "x".into(),
-            session_version: version,
-            created_at: now,
-            updated_at: now,
-            play_forced_moves: forced,
-            time_zone: format!("Zone/{name}"),
-            email_verified_at: confirmed.then_some(now),
-            notification_settings: format!("{{\"who\":\"{name}\"}}"),
-            next_digest_at: None,
-        }
-    }
-
     #[test]
     fn the_written_out_read_answers_what_diesel_builds() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = DatabaseUrl::sqlite_file(&dir.path().join("k.sqlite3"));
-        run_migrations(&url).unwrap();
-        let mut conn = url.connect().unwrap();
-        let (white, black) = (user("ann", 3, 1, true), user("bob", 7, 0, false));
-        for user in [&white, &black] {
-            diesel::insert_into(users::table)
-                .values(user)
-                .execute(&mut conn)
-                .unwrap();
-        }
+        let (_dir, mut conn) = testing::scratch();
+        let white = testing::user(&mut conn, "ann", 3, 1, true);
+        let black = testing::user(&mut conn, "bob", 7, 0, false);
         let now = Utc::now().naive_utc();
         // Every column holds a value of its own, so that two columns swapped would show.
         let game = Game {

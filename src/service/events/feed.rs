@@ -236,9 +236,7 @@ impl Feed {
             }
         }
     }
-}
 
-impl Feed {
     /// With no stream open, nobody needs the events themselves: on SQLite, whose one writer
     /// commits ids in order, the reader only moves past the last one instead of reading and
     /// encoding every event (a twentieth of the server's work under a load of moves). A stream
