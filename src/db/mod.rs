@@ -25,6 +25,8 @@ pub mod reminders;
 pub mod rolls;
 pub mod schema;
 pub mod sessions;
+#[cfg(test)]
+mod testing;
 pub mod tokens;
 pub mod users;
 pub mod vacations;

@@ -226,43 +226,20 @@ mod tests {
     use chrono::{Duration, Utc};
 
     use super::*;
-    use crate::db::models::User;
-    use crate::db::{DatabaseUrl, run_migrations};
+    use crate::db::testing;
 
     #[test]
     fn the_written_out_insert_stores_every_column_where_it_belongs() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = DatabaseUrl::sqlite_file(&dir.path().join("k.sqlite3"));
-        run_migrations(&url).unwrap();
-        let mut conn = url.connect().unwrap();
+        let (_dir, mut conn) = testing::scratch();
+        let user = testing::user(&mut conn, "ann", 1, 0, true);
         let now = Utc::now().naive_utc();
-        let user = User {
-            id: "u1".into(),
-            username: "ann".into(),
-            username_key: "ann".into(),
-            email: "ann@example.org".into(),
-            email_key: "ann@example.org".into(),
-            password_hash: "x".into(),
-            session_version: 1,
-            created_at: now,
-            updated_at: now,
-            play_forced_moves: 0,
-            time_zone: "UTC".into(),
-            email_verified_at: Some(now),
-            notification_settings: "{}".into(),
-            next_digest_at: None,
-        };
-        diesel::insert_into(users::table)
-            .values(&user)
-            .execute(&mut conn)
-            .unwrap();
         // Every column holds a value of its own, so that two columns swapped would show.
         let row = OutboxRow {
             id: "o1".into(),
             user_id: user.id.clone(),
             kind: "turn".into(),
             game_id: None,
-            to_address: "ann@example.org".into(),
+            to_address: user.email.clone(),
             payload: "{\"payload\":1}".into(),
             status: delivery::PENDING.into(),
             attempts: 3,

@@ -1,0 +1,51 @@
+//! What the storage's own tests start from: a migrated SQLite file of their own, and users in it.
+
+use chrono::Utc;
+use diesel::RunQueryDsl;
+use tempfile::TempDir;
+
+use super::models::User;
+use super::schema::users;
+use super::{DatabaseUrl, DbConn, run_migrations};
+
+/// A connection to a new, migrated SQLite database, which lives as long as the folder.
+pub(crate) fn scratch() -> (TempDir, DbConn) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = DatabaseUrl::sqlite_file(&dir.path().join("k.sqlite3"));
+    run_migrations(&url).unwrap();
+    let conn = url.connect().unwrap();
+    (dir, conn)
+}
+
+/// Stores a user named `name` (id `id-<name>`), every other column derived from the name or
+/// given, and answers it.
+pub(crate) fn user(
+    conn: &mut DbConn,
+    name: &str,
+    session_version: i32,
+    play_forced_moves: i32,
+    confirmed: bool,
+) -> User {
+    let now = Utc::now().naive_utc();
+    let user = User {
+        id: format!("id-{name}"),
+        username: name.into(),
+        username_key: name.into(),
+        email: format!("{name}@example.org"),
+        email_key: format!("{name}@example.org"),
+        password_hash: "x".into(),
+        session_version,
+        created_at: now,
+        updated_at: now,
+        play_forced_moves,
+        time_zone: format!("Zone/{name}"),
+        email_verified_at: confirmed.then_some(now),
+        notification_settings: format!("{{\"who\":\"{name}\"}}"),
+        next_digest_at: None,
+    };
+    diesel::insert_into(users::table)
+        .values(&user)
+        .execute(conn)
+        .unwrap();
+    user
+}
