@@ -9,6 +9,7 @@ use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamp};
 use super::DbConn;
 use super::prepared::{Db, written_out};
 use super::schema::{event_log, event_tickets, events};
+use super::stamp::Stamp;
 
 /// An event about to be stored. `data` is its JSON, as clients receive it under `data`.
 #[derive(Clone, Debug, Insertable)]
@@ -68,7 +69,13 @@ pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
         return Ok(ids);
     }
     rows.iter()
-        .map(|row| InsertEvent { row }.get_result(conn))
+        .map(|row| {
+            InsertEvent {
+                row,
+                created_at: Stamp(row.created_at),
+            }
+            .get_result(conn)
+        })
         .collect()
 }
 
@@ -76,6 +83,7 @@ pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
 /// on the single SQLite writer.
 struct InsertEvent<'a> {
     row: &'a NewEvent,
+    created_at: Stamp,
 }
 
 written_out!(InsertEvent);
@@ -101,7 +109,7 @@ impl QueryFragment<Db> for InsertEvent<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Integer, i32>(&row.public)?;
         out.push_sql(", ");
-        out.push_bind_param::<Timestamp, _>(&row.created_at)?;
+        out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
         out.push_bind_param::<Text, str>(&row.data)?;
         out.push_sql(") RETURNING id");

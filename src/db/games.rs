@@ -11,6 +11,7 @@ use super::DbConn;
 use super::models::{Game, status};
 use super::prepared::{Db, written_out};
 use super::schema::{games, users};
+use super::stamp::Stamp;
 use super::users::SessionKey;
 
 /// A game by id.
@@ -31,6 +32,7 @@ pub struct Player {
     pub id: String,
     pub username: String,
     pub email: String,
+    #[diesel(deserialize_as = super::stamp::MaybeStamp)]
     pub email_verified_at: Option<NaiveDateTime>,
     pub notification_settings: String,
     pub time_zone: String,
@@ -265,6 +267,11 @@ fn save<const INDEXED: bool>(
         game,
         read_ply,
         session,
+        updated_at: Stamp(game.updated_at),
+        finished_at: game.finished_at.map(Stamp),
+        turn_started_at: game.turn_started_at.map(Stamp),
+        deadline_at: game.deadline_at.map(Stamp),
+        next_reminder_at: game.next_reminder_at.map(Stamp),
     }
     .execute(conn)?;
     Ok(updated == 1)
@@ -283,6 +290,12 @@ struct SaveGame<'a, const INDEXED: bool> {
     game: &'a Game,
     read_ply: i32,
     session: Option<SessionKey<'a>>,
+    // The game's timestamps, bound as `Stamp`s.
+    updated_at: Stamp,
+    finished_at: Option<Stamp>,
+    turn_started_at: Option<Stamp>,
+    deadline_at: Option<Stamp>,
+    next_reminder_at: Option<Stamp>,
 }
 
 impl<const INDEXED: bool> diesel::query_builder::QueryId for SaveGame<'_, INDEXED> {
@@ -310,9 +323,9 @@ impl<const INDEXED: bool> QueryFragment<Db> for SaveGame<'_, INDEXED> {
         out.push_sql(", draw_offer = ");
         out.push_bind_param::<Nullable<Text>, _>(&game.draw_offer)?;
         out.push_sql(", updated_at = ");
-        out.push_bind_param::<Timestamp, _>(&game.updated_at)?;
+        out.push_bind_param::<Timestamp, _>(&self.updated_at)?;
         out.push_sql(", finished_at = ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(&game.finished_at)?;
+        out.push_bind_param::<Nullable<Timestamp>, _>(&self.finished_at)?;
         out.push_sql(", dice_used = ");
         out.push_bind_param::<Integer, i32>(&game.dice_used)?;
         out.push_sql(", clock_white = ");
@@ -320,14 +333,14 @@ impl<const INDEXED: bool> QueryFragment<Db> for SaveGame<'_, INDEXED> {
         out.push_sql(", clock_black = ");
         out.push_bind_param::<Nullable<Integer>, _>(&game.clock_black)?;
         out.push_sql(", turn_started_at = ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(&game.turn_started_at)?;
+        out.push_bind_param::<Nullable<Timestamp>, _>(&self.turn_started_at)?;
         if INDEXED {
             out.push_sql(", status = ");
             out.push_bind_param::<Text, str>(&game.status)?;
             out.push_sql(", deadline_at = ");
-            out.push_bind_param::<Nullable<Timestamp>, _>(&game.deadline_at)?;
+            out.push_bind_param::<Nullable<Timestamp>, _>(&self.deadline_at)?;
             out.push_sql(", next_reminder_at = ");
-            out.push_bind_param::<Nullable<Timestamp>, _>(&game.next_reminder_at)?;
+            out.push_bind_param::<Nullable<Timestamp>, _>(&self.next_reminder_at)?;
         }
         out.push_sql(" WHERE id = ");
         out.push_bind_param::<Text, str>(&game.id)?;

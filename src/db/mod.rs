@@ -25,6 +25,7 @@ pub mod reminders;
 pub mod rolls;
 pub mod schema;
 pub mod sessions;
+mod stamp;
 #[cfg(test)]
 mod testing;
 pub mod tokens;

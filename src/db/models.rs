@@ -4,6 +4,7 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
 use super::schema::{challenges, games, moves, outbox, rolls, users, vacations};
+use super::stamp::{MaybeStamp, Stamp};
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = users)]
@@ -49,8 +50,11 @@ pub struct Game {
     pub result_summary: Option<String>,
     pub draw_offer: Option<String>,
     pub days_per_move: Option<i32>,
+    #[diesel(deserialize_as = Stamp)]
     pub created_at: NaiveDateTime,
+    #[diesel(deserialize_as = Stamp)]
     pub updated_at: NaiveDateTime,
+    #[diesel(deserialize_as = MaybeStamp)]
     pub finished_at: Option<NaiveDateTime>,
     /// The secret dice seed in hex; `None` for games without dice.
     pub dice_seed: Option<String>,
@@ -63,10 +67,13 @@ pub struct Game {
     pub clock_white: Option<i32>,
     pub clock_black: Option<i32>,
     /// When the clock of the player to move started.
+    #[diesel(deserialize_as = MaybeStamp)]
     pub turn_started_at: Option<NaiveDateTime>,
     /// When the player to move loses on time; `None` while no clock runs.
+    #[diesel(deserialize_as = MaybeStamp)]
     pub deadline_at: Option<NaiveDateTime>,
     /// When the next deadline reminder of this turn is due; `None` when none is left to send.
+    #[diesel(deserialize_as = MaybeStamp)]
     pub next_reminder_at: Option<NaiveDateTime>,
 }
 
@@ -82,6 +89,7 @@ pub struct Move {
     pub submitted: String,
     pub notation: String,
     pub position: String,
+    #[diesel(deserialize_as = Stamp)]
     pub created_at: NaiveDateTime,
     /// 1 when the server played the move for the player (see `service::chance`).
     pub automatic: i32,

@@ -10,6 +10,7 @@ use super::DbConn;
 use super::models::{OutboxRow, delivery};
 use super::prepared::{Db, written_out};
 use super::schema::{outbox, users};
+use super::stamp::Stamp;
 
 /// The recipient of a claimed row as they are at sending time.
 #[derive(Clone, Debug, Queryable)]
@@ -22,7 +23,15 @@ pub struct Addressee {
 
 /// Stores a new row.
 pub fn insert(conn: &mut DbConn, row: &OutboxRow) -> QueryResult<()> {
-    InsertRow { row }.execute(conn).map(drop)
+    InsertRow {
+        row,
+        next_attempt_at: Stamp(row.next_attempt_at),
+        locked_until: row.locked_until.map(Stamp),
+        created_at: Stamp(row.created_at),
+        sent_at: row.sent_at.map(Stamp),
+    }
+    .execute(conn)
+    .map(drop)
 }
 
 /// The insert of an outbox row, written out (see `db::prepared`): it runs for most moves, on
@@ -30,6 +39,11 @@ pub fn insert(conn: &mut DbConn, row: &OutboxRow) -> QueryResult<()> {
 /// of the statement.
 struct InsertRow<'a> {
     row: &'a OutboxRow,
+    // The row's timestamps, bound as `Stamp`s.
+    next_attempt_at: Stamp,
+    locked_until: Option<Stamp>,
+    created_at: Stamp,
+    sent_at: Option<Stamp>,
 }
 
 written_out!(InsertRow);
@@ -57,15 +71,15 @@ impl QueryFragment<Db> for InsertRow<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Integer, i32>(&row.attempts)?;
         out.push_sql(", ");
-        out.push_bind_param::<Timestamp, _>(&row.next_attempt_at)?;
+        out.push_bind_param::<Timestamp, _>(&self.next_attempt_at)?;
         out.push_sql(", ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(&row.locked_until)?;
+        out.push_bind_param::<Nullable<Timestamp>, _>(&self.locked_until)?;
         out.push_sql(", ");
         out.push_bind_param::<Nullable<Text>, _>(&row.last_error)?;
         out.push_sql(", ");
-        out.push_bind_param::<Timestamp, _>(&row.created_at)?;
+        out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(&row.sent_at)?;
+        out.push_bind_param::<Nullable<Timestamp>, _>(&self.sent_at)?;
         out.push_sql(")");
         Ok(())
     }
