@@ -3,6 +3,9 @@
 
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString, rand_core::OsRng};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm as JwtAlgorithm, DecodingKey, EncodingKey, Header, Validation};
 use secrecy::{ExposeSecret, SecretString};
@@ -136,7 +139,7 @@ fn matches(password: &str, stored: &str, memory: &mut HashMemory) -> bool {
     .is_ok_and(|computed| computed == expected)
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Claims {
     pub sub: String,
     pub iss: String,
@@ -160,7 +163,16 @@ pub struct TokenKeys {
     pub answers: [u8; 32],
     /// Signs the web client's form tokens (`web::forms`), under a label of its own.
     pub forms: [u8; 32],
+    /// The tokens found genuine so far, with their claims. A client sends its token with every
+    /// request, and checking the signature and decoding the token again cost about a twentieth
+    /// of a move's time. Keyed by the whole token, so that only a token that was checked can
+    /// match; its expiry is checked at every use all the same. Bounded by [`VERIFIED_TOKENS`].
+    verified: Mutex<HashMap<Box<str>, Claims>>,
 }
+
+/// Most tokens [`TokenKeys`] remembers as genuine; when full, it forgets them all and starts
+/// over, which costs each client one more check.
+const VERIFIED_TOKENS: usize = 4096;
 
 impl TokenKeys {
     pub fn new(secret: &SecretString, ttl_hours: u32) -> Self {
@@ -186,6 +198,7 @@ impl TokenKeys {
             validation,
             ttl: chrono::Duration::hours(i64::from(ttl_hours)),
             answers: hmac::Mac::finalize(answers).into_bytes().into(),
+            verified: Mutex::default(),
         }
     }
 
@@ -214,10 +227,30 @@ impl TokenKeys {
 
     /// The claims of a genuine, unexpired token.
     pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Option<Claims> {
-        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .ok()?
-            .claims;
+        let known = self.verified().get(token).cloned();
+        let claims = match known {
+            Some(claims) => claims,
+            None => {
+                let claims =
+                    jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+                        .ok()?
+                        .claims;
+                let mut verified = self.verified();
+                if verified.len() >= VERIFIED_TOKENS {
+                    verified.clear();
+                }
+                verified.insert(token.into(), claims.clone());
+                claims
+            }
+        };
         (claims.exp > now.timestamp()).then_some(claims)
+    }
+
+    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Claims>> {
+        // Nothing can be left half-done under the lock: a panic elsewhere does not poison it.
+        self.verified
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -378,6 +411,47 @@ mod tests {
             keys.verify(&token, now + chrono::Duration::hours(1))
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_remembered_token_matches_only_itself_and_still_expires() {
+        let keys = keys();
+        let now = Utc::now();
+        let token = keys.issue("u1", 3, now).unwrap();
+        assert!(keys.verify(&token, now).is_some());
+        // The same token with its signature's last character changed, and with its claims
+        // swapped for another's under the same signature: neither was checked, so neither is
+        // taken for the one that was.
+        let mut tampered = token.clone();
+        let last = tampered.pop().unwrap();
+        tampered.push(if last == 'A' { 'B' } else { 'A' });
+        assert!(keys.verify(&tampered, now).is_none());
+        let other = keys.issue("u2", 3, now).unwrap();
+        let [_, other_claims, _]: [&str; 3] =
+            other.split('.').collect::<Vec<_>>().try_into().unwrap();
+        let [header, _, signature]: [&str; 3] =
+            token.split('.').collect::<Vec<_>>().try_into().unwrap();
+        let spliced = format!("{header}.{other_claims}.{signature}");
+        assert!(keys.verify(&spliced, now).is_none());
+        assert_eq!(keys.verify(&token, now).unwrap().sub, "u1");
+        assert!(
+            keys.verify(&token, now + chrono::Duration::hours(1))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn remembered_tokens_stay_bounded() {
+        let keys = keys();
+        let now = Utc::now();
+        let first = keys.issue("u0", 0, now).unwrap();
+        for n in 0..VERIFIED_TOKENS + 10 {
+            let token = keys.issue(&format!("u{n}"), 0, now).unwrap();
+            assert!(keys.verify(&token, now).is_some());
+            assert!(keys.verified().len() <= VERIFIED_TOKENS);
+        }
+        // Forgotten or not, a genuine token is still taken.
+        assert_eq!(keys.verify(&first, now).unwrap().sub, "u0");
     }
 
     #[test]
