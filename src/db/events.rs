@@ -4,10 +4,10 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text, Timestamp};
+use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
-use super::prepared::{Db, written_out};
+use super::prepared::{Db, LastInsertRowid, written_out};
 use super::schema::{event_log, event_tickets, events};
 use super::stamp::Stamp;
 
@@ -54,7 +54,8 @@ impl StoredEvent {
 ///
 /// On PostgreSQL in one statement: a round trip costs more there than preparing it. On SQLite,
 /// where a statement is a function call but diesel prepares a multi-row insert again every time
-/// (see `db::prepared`), one single-row insert per event, prepared once per connection.
+/// (see `db::prepared`), one single-row insert per event, prepared once per connection, each
+/// followed by [`LastInsertRowid`] (which is per connection: nothing else comes between).
 pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
     if rows.is_empty() {
         return Ok(Vec::new());
@@ -74,7 +75,8 @@ pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
                 row,
                 created_at: Stamp(row.created_at),
             }
-            .get_result(conn)
+            .execute(conn)?;
+            LastInsertRowid.get_result(conn)
         })
         .collect()
 }
@@ -87,10 +89,6 @@ struct InsertEvent<'a> {
 }
 
 written_out!(InsertEvent);
-
-impl diesel::query_builder::Query for InsertEvent<'_> {
-    type SqlType = BigInt;
-}
 
 impl QueryFragment<Db> for InsertEvent<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
@@ -112,7 +110,7 @@ impl QueryFragment<Db> for InsertEvent<'_> {
         out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
         out.push_bind_param::<Text, str>(&row.data)?;
-        out.push_sql(") RETURNING id");
+        out.push_sql(")");
         Ok(())
     }
 }

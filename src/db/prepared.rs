@@ -68,3 +68,13 @@ fixed_statement! {
     /// Keeps the latest job of a group commit and closes its savepoint.
     ReleaseSavepoint = "RELEASE SAVEPOINT job"
 }
+
+fixed_statement! {
+    /// The id SQLite gave the row the connection inserted last. Cheaper than `RETURNING`, which
+    /// collects the statement's answers in a temporary table of their own.
+    LastInsertRowid = "SELECT last_insert_rowid()"
+}
+
+impl diesel::query_builder::Query for LastInsertRowid {
+    type SqlType = diesel::sql_types::BigInt;
+}
