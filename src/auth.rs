@@ -419,12 +419,16 @@ mod tests {
         let now = Utc::now();
         let token = keys.issue("u1", 3, now).unwrap();
         assert!(keys.verify(&token, now).is_some());
-        // The same token with its signature's last character changed, and with its claims
-        // swapped for another's under the same signature: neither was checked, so neither is
-        // taken for the one that was.
-        let mut tampered = token.clone();
-        let last = tampered.pop().unwrap();
-        tampered.push(if last == 'A' { 'B' } else { 'A' });
+        // The same token with the first character of its signature changed (the last one
+        // carries padding bits), and with its claims swapped for another's under the same
+        // signature: neither was checked, so neither is taken for the one that was.
+        let at = token.rfind('.').unwrap() + 1;
+        let swapped = if token[at..].starts_with('A') {
+            "B"
+        } else {
+            "A"
+        };
+        let tampered = format!("{}{swapped}{}", &token[..at], &token[at + 1..]);
         assert!(keys.verify(&tampered, now).is_none());
         let other = keys.issue("u2", 3, now).unwrap();
         let [_, other_claims, _]: [&str; 3] =
