@@ -1,11 +1,11 @@
 //! Passwords (argon2id), access tokens (HS256 JWTs), and who the caller is. Reading these from
 //! an HTTP request is `crate::api::auth`'s business; nothing here knows of HTTP.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString, rand_core::OsRng};
 use argon2::{Algorithm, Argon2, Block, Params, Version};
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm as JwtAlgorithm, DecodingKey, EncodingKey, Header, Validation};
 use secrecy::{ExposeSecret, SecretString};
@@ -246,11 +246,9 @@ impl TokenKeys {
         (claims.exp > now.timestamp()).then_some(claims)
     }
 
-    fn verified(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Claims>> {
+    fn verified(&self) -> MutexGuard<'_, HashMap<Box<str>, Claims>> {
         // Nothing can be left half-done under the lock: a panic elsewhere does not poison it.
-        self.verified
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.verified.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

@@ -45,7 +45,7 @@ impl From<MaybeStamp> for Option<NaiveDateTime> {
 
 impl<DB: Backend> Queryable<Nullable<Timestamp>, DB> for MaybeStamp
 where
-    Option<Stamp>: deserialize::FromSql<Nullable<Timestamp>, DB>,
+    Option<Stamp>: FromSql<Nullable<Timestamp>, DB>,
 {
     type Row = Option<Stamp>;
 
