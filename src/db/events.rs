@@ -7,7 +7,7 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
-use super::prepared::{Db, LastInsertRowid, written_out};
+use super::prepared::{Db, written_out};
 use super::schema::{event_log, event_tickets, events};
 use super::stamp::Stamp;
 
@@ -50,35 +50,29 @@ impl StoredEvent {
     }
 }
 
-/// Stores events and answers their ids, in the order given.
+/// Stores events.
 ///
 /// On PostgreSQL in one statement: a round trip costs more there than preparing it. On SQLite,
 /// where a statement is a function call but diesel prepares a multi-row insert again every time
-/// (see `db::prepared`), one single-row insert per event, prepared once per connection, each
-/// followed by [`LastInsertRowid`] (which is per connection: nothing else comes between).
-pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<Vec<i64>> {
+/// (see `db::prepared`), one single-row insert per event, prepared once per connection.
+pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<()> {
     if rows.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     if let DbConn::Postgres(pg) = conn {
-        let mut ids: Vec<i64> = diesel::insert_into(events::table)
+        return diesel::insert_into(events::table)
             .values(rows)
-            .returning(events::id)
-            .get_results(pg)?;
-        // Ids are handed out in the order the rows were given.
-        ids.sort_unstable();
-        return Ok(ids);
+            .execute(pg)
+            .map(drop);
     }
-    rows.iter()
-        .map(|row| {
-            InsertEvent {
-                row,
-                created_at: Stamp(row.created_at),
-            }
-            .execute(conn)?;
-            LastInsertRowid.get_result(conn)
-        })
-        .collect()
+    for row in rows {
+        InsertEvent {
+            row,
+            created_at: Stamp(row.created_at),
+        }
+        .execute(conn)?;
+    }
+    Ok(())
 }
 
 /// The single-row insert of an event, written out (see `db::prepared`): two run for each move

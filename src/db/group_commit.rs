@@ -2,15 +2,25 @@
 //!
 //! A durable commit costs an fsync, and an fsync costs the same for one change as for a hundred.
 //! So each writer lane is a thread with its own connection that takes every job waiting in its
-//! queue, runs them one after another inside one transaction, each after its own savepoint (a
-//! job that fails is rolled back to it alone and touches no other), commits once, and only then answers
+//! queue, runs them one after another inside one transaction, commits once, and only then answers
 //! every caller. While it commits, the next jobs queue up: the busier the server, the larger the
 //! groups, and nobody waits for a timer.
+//!
+//! A job that fails touches no other. Two kinds of job get there two ways:
+//! - A job run once (most writes) has a savepoint of its own, and a failure is rolled back to it.
+//! - A job that can be run again ([`rerunnable`]: a move decided on a reader, which only stores
+//!   what was decided) has none. Savepoints are not free: SQLite copies every page a savepoint's
+//!   statements change first, and for moves that was a seventh of the writer's time, since every
+//!   move changes about a dozen pages; PostgreSQL pays a round trip for each. Such a job tells a
+//!   refusal that wrote nothing (a lost race) from a failure that may have written; after a
+//!   failure the lane undoes the jobs run since the last savepoint (or since `BEGIN`), runs them
+//!   again without the one that failed, and goes on.
 //!
 //! SQLite has one writer anyway, so it gets one lane, through which every write goes. PostgreSQL
 //! gets several lanes; the writes to one game always take the same lane, so two moves in one game
 //! never race inside one process.
 
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, mpsc};
 use std::thread;
@@ -26,17 +36,41 @@ use super::{CommitSignal, DbConn, Pool, StorageError, begin_write};
 /// the first of them is not kept waiting long for the last.
 const MAX_GROUP: usize = 128;
 
-/// Tells a job's caller how it ended, once the group's fate is known.
+/// Tells a job's caller how it ended, once the group's fate is known (`None`: committed;
+/// `Some`: the commit failed).
 type Answer = Box<dyn FnOnce(Option<&StorageError>) + Send>;
 
-/// What a job leaves behind: whether its savepoint is kept, and how to answer its caller once
-/// the group's fate is known (`None`: committed; `Some`: the commit failed).
+/// What a job run once leaves behind: whether its savepoint is kept, and how to answer its caller.
 pub(super) struct Done {
     keep: bool,
     answer: Answer,
 }
 
-pub(super) type Job = Box<dyn FnOnce(&mut DbConn) -> Done + Send>;
+/// A write waiting for its lane.
+pub(super) enum Job {
+    /// Run once, in a savepoint of its own.
+    Once(Box<dyn FnOnce(&mut DbConn) -> Done + Send>),
+    /// Run without a savepoint of its own, and again if a job after it fails (see the module).
+    Rerunnable(Box<dyn Rerun>),
+}
+
+/// How a run of a rerunnable job ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Ran {
+    /// Its writes are to be kept.
+    Kept,
+    /// Refused before writing anything: there is nothing to undo.
+    Refused,
+    /// Failed, possibly after writing: it must be undone.
+    Failed,
+}
+
+/// A job that may be run more than once: each run replaces the result of the one before.
+pub(super) trait Rerun: Send {
+    fn run(&mut self, conn: &mut DbConn) -> Ran;
+    /// Answers the caller with the result of the last run.
+    fn answer(self: Box<Self>, commit_failed: Option<&StorageError>);
+}
 
 /// Wraps a transaction body into a job whose result reaches `reply` only after the commit.
 pub(super) fn job<T, E, F>(f: F, reply: tokio::sync::oneshot::Sender<Result<T, E>>) -> Job
@@ -45,21 +79,84 @@ where
     T: Send + 'static,
     E: From<StorageError> + Send + 'static,
 {
-    Box::new(move |conn| {
+    Job::Once(Box::new(move |conn| {
         let result = catch_unwind(AssertUnwindSafe(|| f(conn)))
             .unwrap_or_else(|panic| Err(StorageError::panicked("a write", &*panic).into()));
         Done {
             keep: result.is_ok(),
-            answer: Box::new(move |commit_failed| {
-                let answer = match commit_failed {
-                    None => result,
-                    Some(e) => Err(StorageError::Task(format!("the commit failed: {e}")).into()),
-                };
-                // The caller may have gone away (a closed connection); the write stands.
-                let _ = reply.send(answer);
-            }),
+            answer: Box::new(move |commit_failed| answer(result, commit_failed, reply)),
         }
-    })
+    }))
+}
+
+/// Wraps a transaction body that may run more than once (it reads nothing it writes, or reads
+/// it again) into a job without a savepoint of its own. `wrote_nothing` picks out the errors it
+/// returns before its first write; any other error (or a panic) counts as a failure that may
+/// have written, and is undone with the jobs run since the last savepoint.
+pub(super) fn rerunnable<T, E, F>(
+    f: F,
+    wrote_nothing: fn(&E) -> bool,
+    reply: tokio::sync::oneshot::Sender<Result<T, E>>,
+) -> Job
+where
+    F: FnMut(&mut DbConn) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<StorageError> + Send + 'static,
+{
+    Job::Rerunnable(Box::new(Rerunnable {
+        f,
+        wrote_nothing,
+        result: None,
+        reply,
+    }))
+}
+
+struct Rerunnable<T, E, F> {
+    f: F,
+    wrote_nothing: fn(&E) -> bool,
+    result: Option<Result<T, E>>,
+    reply: tokio::sync::oneshot::Sender<Result<T, E>>,
+}
+
+impl<T, E, F> Rerun for Rerunnable<T, E, F>
+where
+    F: FnMut(&mut DbConn) -> Result<T, E> + Send,
+    T: Send,
+    E: From<StorageError> + Send,
+{
+    fn run(&mut self, conn: &mut DbConn) -> Ran {
+        let result = catch_unwind(AssertUnwindSafe(|| (self.f)(conn)))
+            .unwrap_or_else(|panic| Err(StorageError::panicked("a write", &*panic).into()));
+        let ran = match &result {
+            Ok(_) => Ran::Kept,
+            Err(e) if (self.wrote_nothing)(e) => Ran::Refused,
+            Err(_) => Ran::Failed,
+        };
+        self.result = Some(result);
+        ran
+    }
+
+    fn answer(self: Box<Self>, commit_failed: Option<&StorageError>) {
+        let this = *self;
+        if let Some(result) = this.result {
+            answer(result, commit_failed, this.reply);
+        }
+        // Never run (the group broke first): dropping the reply tells the caller nothing was
+        // written.
+    }
+}
+
+fn answer<T, E: From<StorageError>>(
+    result: Result<T, E>,
+    commit_failed: Option<&StorageError>,
+    reply: tokio::sync::oneshot::Sender<Result<T, E>>,
+) {
+    let answer = match commit_failed {
+        None => result,
+        Some(e) => Err(StorageError::Task(format!("the commit failed: {e}")).into()),
+    };
+    // The caller may have gone away (a closed connection); the write stands.
+    let _ = reply.send(answer);
 }
 
 /// The queues of the writer lanes.
@@ -176,7 +273,8 @@ fn run_group(conn: &mut DbConn, group: Vec<Job>) -> bool {
         abandon(group, &StorageError::Query(e));
         return false;
     }
-    let mut done = Vec::with_capacity(group.len());
+    let mut once = Vec::with_capacity(group.len());
+    let mut rerun = Run::default();
     let mut broken = None;
     for job in group {
         if broken.is_some() {
@@ -184,27 +282,17 @@ fn run_group(conn: &mut DbConn, group: Vec<Job>) -> bool {
             drop(job);
             continue;
         }
-        // A savepoint per job: a job that fails is rolled back to its own savepoint (the
-        // latest of that name), which undoes it alone.
-        if let Err(e) = Savepoint.execute(conn) {
-            broken = Some(StorageError::Query(e));
-            drop(job);
-            continue;
-        }
-        let finished = job(conn);
-        let closed = if finished.keep {
-            release(conn)
-        } else {
-            RollbackToSavepoint
-                .execute(conn)
-                .and_then(|_| release(conn))
+        let step = match job {
+            Job::Once(job) => rerun
+                .end(conn)
+                .and_then(|()| run_once(conn, job, &mut once)),
+            Job::Rerunnable(job) => rerun.push(conn, job),
         };
-        if let Err(e) = closed {
-            // The job could not be undone: its writes cannot be told apart from the group's
-            // any more, so nothing of the group is committed.
+        if let Err(e) = step {
+            // A job could not be undone, or the group could not go on: its writes cannot be
+            // told apart from the group's any more, so nothing of the group is committed.
             broken = Some(StorageError::Query(e));
         }
-        done.push(finished);
     }
     let outcome = match broken {
         Some(e) => {
@@ -214,18 +302,111 @@ fn run_group(conn: &mut DbConn, group: Vec<Job>) -> bool {
         None => <DbConn as Connection>::TransactionManager::commit_transaction(conn)
             .map_err(StorageError::Query),
     };
-    match &outcome {
-        Ok(()) => {
-            for finished in done {
-                (finished.answer)(None);
-            }
-        }
-        Err(e) => {
-            tracing::error!(error = %e, jobs = done.len(), "a group of writes was rolled back");
-            for finished in done {
-                (finished.answer)(Some(e));
-            }
-        }
+    let commit_failed = outcome.as_ref().err();
+    if let Some(e) = commit_failed {
+        tracing::error!(error = %e, "a group of writes was rolled back");
+    }
+    for answer in once {
+        answer(commit_failed);
+    }
+    for job in rerun.settle() {
+        job.answer(commit_failed);
     }
     outcome.is_ok()
+}
+
+/// Runs a job once in a savepoint of its own (a job that fails is rolled back to its own
+/// savepoint, the latest of that name, which undoes it alone); keeps how to answer it.
+fn run_once(
+    conn: &mut DbConn,
+    job: Box<dyn FnOnce(&mut DbConn) -> Done + Send>,
+    answers: &mut Vec<Answer>,
+) -> diesel::QueryResult<()> {
+    // Should the savepoint fail, the job is dropped, and with it its reply channel.
+    Savepoint.execute(conn)?;
+    let done = job(conn);
+    answers.push(done.answer);
+    if done.keep {
+        release(conn)
+    } else {
+        RollbackToSavepoint
+            .execute(conn)
+            .and_then(|_| release(conn))
+    }
+}
+
+/// The rerunnable jobs of a group: those run since the last savepoint or since `BEGIN` (what a
+/// failure among them undoes and runs again), and those already settled.
+#[derive(Default)]
+struct Run {
+    current: Vec<Box<dyn Rerun>>,
+    settled: Vec<Box<dyn Rerun>>,
+    /// Whether the current run began at a savepoint; otherwise at `BEGIN`, or it has not begun.
+    at_savepoint: bool,
+    /// Whether a job run once came before: the transaction holds writes that cannot be run again,
+    /// so a run must begin at a savepoint.
+    after_once: bool,
+}
+
+impl Run {
+    /// Runs a job; when it fails, undoes the run and runs it again without that job.
+    fn push(&mut self, conn: &mut DbConn, mut job: Box<dyn Rerun>) -> diesel::QueryResult<()> {
+        if self.after_once && !self.at_savepoint {
+            Savepoint.execute(conn)?;
+            self.at_savepoint = true;
+        }
+        if job.run(conn) != Ran::Failed {
+            self.current.push(job);
+            return Ok(());
+        }
+        self.settled.push(job);
+        // Each failure leaves out one more job, so this ends.
+        let mut pending: VecDeque<Box<dyn Rerun>> = std::mem::take(&mut self.current).into();
+        let undone = self.undo(conn);
+        while undone.is_ok()
+            && let Some(mut job) = pending.pop_front()
+        {
+            if job.run(conn) == Ran::Failed {
+                self.settled.push(job);
+                while let Some(again) = self.current.pop() {
+                    pending.push_front(again);
+                }
+                if let Err(e) = self.undo(conn) {
+                    self.current.extend(pending);
+                    return Err(e);
+                }
+            } else {
+                self.current.push(job);
+            }
+        }
+        self.current.extend(pending);
+        undone
+    }
+
+    /// Undoes the current run: back to its savepoint, or the whole transaction begun again.
+    fn undo(&self, conn: &mut DbConn) -> diesel::QueryResult<()> {
+        if self.at_savepoint {
+            RollbackToSavepoint.execute(conn).map(drop)
+        } else {
+            <DbConn as Connection>::TransactionManager::rollback_transaction(conn)?;
+            begin_write(conn)
+        }
+    }
+
+    /// Ends the current run before a job run once: its jobs are settled, its savepoint released.
+    fn end(&mut self, conn: &mut DbConn) -> diesel::QueryResult<()> {
+        self.settled.append(&mut self.current);
+        self.after_once = true;
+        if std::mem::take(&mut self.at_savepoint) {
+            release(conn)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Every rerunnable job of the group, to be answered.
+    fn settle(mut self) -> Vec<Box<dyn Rerun>> {
+        self.settled.append(&mut self.current);
+        self.settled
+    }
 }

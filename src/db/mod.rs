@@ -385,8 +385,8 @@ impl Database {
     }
 
     /// Runs `f` as one write in the group commit of the lane of `key` (the game it changes):
-    /// in its own savepoint, inside a transaction shared with every write waiting at that moment,
-    /// and answered only after that transaction is durable.
+    /// in a savepoint of its own, inside a transaction shared with every write waiting at that
+    /// moment, and answered only after that transaction is durable.
     pub async fn write_grouped<T, E, F>(&self, key: &str, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut DbConn) -> Result<T, E> + Send + 'static,
@@ -396,6 +396,27 @@ impl Database {
         let (reply, answer) = tokio::sync::oneshot::channel();
         self.lanes.submit(key, group_commit::job(f, reply))?;
         // A dropped reply means the group never ran: nothing was written.
+        answer.await.map_err(|_| StorageError::Unavailable)?
+    }
+
+    /// Like [`Database::write_grouped`], for a write that may run more than once (it decides
+    /// nothing from what it writes) and so needs no savepoint of its own (see `group_commit`).
+    /// `wrote_nothing` picks out the errors `f` returns before its first write; after any other
+    /// the lane undoes `f` by running again the writes of the group that came before it.
+    pub async fn write_rerunnable<T, E, F>(
+        &self,
+        key: &str,
+        f: F,
+        wrote_nothing: fn(&E) -> bool,
+    ) -> Result<T, E>
+    where
+        F: FnMut(&mut DbConn) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.lanes
+            .submit(key, group_commit::rerunnable(f, wrote_nothing, reply))?;
         answer.await.map_err(|_| StorageError::Unavailable)?
     }
 }

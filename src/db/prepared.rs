@@ -55,26 +55,16 @@ macro_rules! fixed_statement {
 }
 
 fixed_statement! {
-    /// Opens the savepoint of one job in a group commit.
+    /// Opens a savepoint in a group commit: of one job, or of a run of rerunnable jobs.
     Savepoint = "SAVEPOINT job"
 }
 
 fixed_statement! {
-    /// Undoes the latest job of a group commit, and it alone.
+    /// Undoes what a group commit wrote since its latest savepoint, which stays open.
     RollbackToSavepoint = "ROLLBACK TO SAVEPOINT job"
 }
 
 fixed_statement! {
-    /// Keeps the latest job of a group commit and closes its savepoint.
+    /// Keeps what a group commit wrote since its latest savepoint, and closes that savepoint.
     ReleaseSavepoint = "RELEASE SAVEPOINT job"
-}
-
-fixed_statement! {
-    /// The id SQLite gave the row the connection inserted last. Cheaper than `RETURNING`, which
-    /// collects the statement's answers in a temporary table of their own.
-    LastInsertRowid = "SELECT last_insert_rowid()"
-}
-
-impl diesel::query_builder::Query for LastInsertRowid {
-    type SqlType = diesel::sql_types::BigInt;
 }

@@ -374,13 +374,18 @@ pub fn turn_of(details: &GameDetails, view: &GameView) -> Result<Option<Event>, 
     Event::turn_started(view, to_move, opponent).map(Some)
 }
 
-/// Writes events in the caller's transaction; answers their ids.
+/// Writes events in the caller's transaction.
 pub fn record(
     conn: &mut DbConn,
     events: Vec<Event>,
     now: NaiveDateTime,
-) -> Result<Vec<i64>, ServiceError> {
-    let rows: Vec<NewEvent> = events
+) -> Result<(), ServiceError> {
+    store(conn, &rows(events, now))
+}
+
+/// Events as rows to store, worked out before the write transaction that stores them.
+pub fn rows(events: Vec<Event>, now: NaiveDateTime) -> Vec<NewEvent> {
+    events
         .into_iter()
         .map(|event| {
             let [user_id, other_user_id] = event.users;
@@ -399,8 +404,12 @@ pub fn record(
                 data: event.data,
             }
         })
-        .collect();
-    Ok(db::events::insert(conn, &rows)?)
+        .collect()
+}
+
+/// Writes event rows in the caller's transaction.
+pub fn store(conn: &mut DbConn, rows: &[NewEvent]) -> Result<(), ServiceError> {
+    Ok(db::events::insert(conn, rows)?)
 }
 
 /// An event as clients receive it: `{"id", "type", "time", "data"}`, the stored data spliced in

@@ -9,13 +9,14 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::chance::{Autoplay, Chance};
 use super::error::{Conflict, Refusal, ServiceError, Unauthenticated};
-use super::events::{self, Event, EventKind};
+use super::events::{self, EventKind};
 use super::game::{Dice, GameResult, GameState, GameStatus, Termination};
 use super::notifications::{self, GameForMail, Notifier, Recipient};
 use super::views::{self, GameView, MoveView};
 use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
+use crate::db::events::NewEvent;
 use crate::db::models::{Move, OutboxRow, Roll};
 use crate::db::users::SessionKey;
 use crate::db::{self, Database, DbConn};
@@ -341,7 +342,12 @@ pub async fn play(
         })
         .await;
     if let Ok(Some(Decided::Write(plan))) = decided {
-        match db.write_grouped(&key, move |conn| apply(conn, *plan)).await {
+        // It only stores what was decided, so it may run again (see `db::group_commit`); a lost
+        // race is answered before its first write.
+        let stored = db
+            .write_rerunnable(&key, move |conn| apply(conn, &plan), ServiceError::is_race)
+            .await;
+        match stored {
             Ok(played) => return Ok(played),
             Err(e) if e.is_race() => {}
             Err(e) => return Err(e),
@@ -431,7 +437,7 @@ fn play_in_transaction(
 ) -> Result<MoveAnswer, ServiceError> {
     let (game, players) = read_game(conn, game_id, caller)?;
     match decide(conn, game, players, notifier, caller, request, now)? {
-        Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, *plan)?))),
+        Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, &plan)?))),
         Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
         Decided::OutOfTime {
             mut game,
@@ -471,13 +477,13 @@ struct MovePlan {
     mail: Option<OutboxRow>,
     /// The game after the move as clients see it, as JSON: the answer, and the events' data.
     view: Box<RawValue>,
-    events: Vec<Event>,
+    events: Vec<NewEvent>,
 }
 
 /// Stores a decided move, on condition that neither the game nor the caller's session changed
 /// since they were read; when either did, the move is decided again inside the write (which
 /// tells a lost race from an ended session).
-fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> {
+fn apply(conn: &mut DbConn, plan: &MovePlan) -> Result<PlayedMove, ServiceError> {
     let session = plan
         .caller
         .credential
@@ -493,12 +499,12 @@ fn apply(conn: &mut DbConn, plan: MovePlan) -> Result<PlayedMove, ServiceError> 
     }
     db::moves::append(conn, &plan.mv)?;
     plan.chance.store(conn)?;
-    notifications::store(conn, plan.mail)?;
-    events::record(conn, plan.events, plan.mv.created_at)?;
+    notifications::store(conn, plan.mail.as_ref())?;
+    events::store(conn, &plan.events)?;
     Ok(PlayedMove {
         my_turn: plan.game.is_active() && plan.game.to_move_id() == Some(plan.caller.id.as_str()),
-        mv: plan.mv,
-        game: plan.view,
+        mv: plan.mv.clone(),
+        game: plan.view.clone(),
         replayed: false,
     })
 }
@@ -714,7 +720,10 @@ fn decide(
         .cloned()
         .map(MoveView::from)
         .collect();
-    let events = events::after_game_change(&details, &view, &written, &moves, None)?;
+    let events = events::rows(
+        events::after_game_change(&details, &view, &written, &moves, None)?,
+        naive_now,
+    );
     Ok(Decided::Write(Box::new(MovePlan {
         read,
         caller: caller.clone(),

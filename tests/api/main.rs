@@ -13,6 +13,7 @@ mod errors;
 mod events;
 mod fuzzed;
 mod games;
+mod group_commit;
 mod hashing;
 mod helpers;
 mod idempotency;
