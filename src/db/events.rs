@@ -66,31 +66,34 @@ pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<()> {
             .map(drop);
     }
     for row in rows {
-        InsertEvent {
-            row,
-            created_at: Stamp(row.created_at),
-        }
-        .execute(conn)?;
+        InsertEvent::new(row).execute(conn)?;
     }
     Ok(())
 }
 
 /// The single-row insert of an event, written out (see `db::prepared`): two run for each move
 /// on the single SQLite writer.
-struct InsertEvent<'a> {
+pub(super) struct InsertEvent<'a> {
     row: &'a NewEvent,
     created_at: Stamp,
 }
 
 written_out!(InsertEvent);
 
-impl QueryFragment<Db> for InsertEvent<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<'a> InsertEvent<'a> {
+    pub(super) fn new(row: &'a NewEvent) -> Self {
+        InsertEvent {
+            row,
+            created_at: Stamp(row.created_at),
+        }
+    }
+
+    pub(super) const COLUMNS: &'static str =
+        "kind, user_id, other_user_id, game_id, public, created_at, data";
+
+    /// The row's values, as placeholders in the order of [`Self::COLUMNS`].
+    pub(super) fn push_values<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
         let row = self.row;
-        out.push_sql(
-            "INSERT INTO events (kind, user_id, other_user_id, game_id, public, created_at, data) \
-             VALUES (",
-        );
         out.push_bind_param::<Text, str>(row.kind)?;
         out.push_sql(", ");
         out.push_bind_param::<Nullable<Text>, _>(&row.user_id)?;
@@ -103,7 +106,16 @@ impl QueryFragment<Db> for InsertEvent<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
-        out.push_bind_param::<Text, str>(&row.data)?;
+        out.push_bind_param::<Text, str>(&row.data)
+    }
+}
+
+impl QueryFragment<Db> for InsertEvent<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO events (");
+        out.push_sql(Self::COLUMNS);
+        out.push_sql(") VALUES (");
+        self.push_values(out.reborrow())?;
         out.push_sql(")");
         Ok(())
     }

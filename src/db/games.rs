@@ -246,10 +246,7 @@ pub fn save_move_if_unchanged(
     read: AsRead,
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let indexed_unchanged = game.status == status::ACTIVE
-        && game.deadline_at == read.deadline_at
-        && game.next_reminder_at == read.next_reminder_at;
-    if indexed_unchanged {
+    if indexed_unchanged(game, read) {
         save::<false>(conn, game, read.ply, session)
     } else {
         save::<true>(conn, game, read.ply, session)
@@ -263,18 +260,16 @@ fn save<const INDEXED: bool>(
     read_ply: i32,
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let updated = SaveGame::<INDEXED> {
-        game,
-        read_ply,
-        session,
-        updated_at: Stamp(game.updated_at),
-        finished_at: game.finished_at.map(Stamp),
-        turn_started_at: game.turn_started_at.map(Stamp),
-        deadline_at: game.deadline_at.map(Stamp),
-        next_reminder_at: game.next_reminder_at.map(Stamp),
-    }
-    .execute(conn)?;
+    let updated = SaveGame::<INDEXED>::new(game, read_ply, session).execute(conn)?;
     Ok(updated == 1)
+}
+
+/// Whether a move's update of `game` leaves the indexed columns as `read` found them (see
+/// [`save_move_if_unchanged`]).
+pub(super) fn indexed_unchanged(game: &Game, read: AsRead) -> bool {
+    game.status == status::ACTIVE
+        && game.deadline_at == read.deadline_at
+        && game.next_reminder_at == read.next_reminder_at
 }
 
 /// What a move or an ending changes in a game's row, on condition that the game is still active
@@ -286,7 +281,7 @@ fn save<const INDEXED: bool>(
 /// for every move on the single SQLite writer. Its text is the same with or without a session
 /// (the `?` flag skips the session's test), so it is one prepared statement. `None` columns are
 /// written as `NULL`.
-struct SaveGame<'a, const INDEXED: bool> {
+pub(super) struct SaveGame<'a, const INDEXED: bool> {
     game: &'a Game,
     read_ply: i32,
     session: Option<SessionKey<'a>>,
@@ -296,6 +291,21 @@ struct SaveGame<'a, const INDEXED: bool> {
     turn_started_at: Option<Stamp>,
     deadline_at: Option<Stamp>,
     next_reminder_at: Option<Stamp>,
+}
+
+impl<'a, const INDEXED: bool> SaveGame<'a, INDEXED> {
+    pub(super) fn new(game: &'a Game, read_ply: i32, session: Option<SessionKey<'a>>) -> Self {
+        SaveGame {
+            game,
+            read_ply,
+            session,
+            updated_at: Stamp(game.updated_at),
+            finished_at: game.finished_at.map(Stamp),
+            turn_started_at: game.turn_started_at.map(Stamp),
+            deadline_at: game.deadline_at.map(Stamp),
+            next_reminder_at: game.next_reminder_at.map(Stamp),
+        }
+    }
 }
 
 impl<const INDEXED: bool> diesel::query_builder::QueryId for SaveGame<'_, INDEXED> {

@@ -20,6 +20,7 @@ mod listen;
 pub mod models;
 pub mod moves;
 pub mod outbox;
+pub mod played;
 mod prepared;
 pub mod reminders;
 pub mod rolls;

@@ -30,30 +30,32 @@ pub fn at(conn: &mut DbConn, game_id: &str, ply: i32) -> QueryResult<Option<Move
 
 /// Appends a move to a game's history.
 pub fn append(conn: &mut DbConn, mv: &Move) -> QueryResult<()> {
-    AppendMove {
-        mv,
-        created_at: Stamp(mv.created_at),
-    }
-    .execute(conn)
-    .map(drop)
+    AppendMove::new(mv).execute(conn).map(drop)
 }
 
 /// The insert of a move, written out (see `db::prepared`): one runs for every move on the single
 /// SQLite writer, where diesel walked its nine columns three times per run.
-struct AppendMove<'a> {
+pub(super) struct AppendMove<'a> {
     mv: &'a Move,
     created_at: Stamp,
 }
 
 written_out!(AppendMove);
 
-impl QueryFragment<Db> for AppendMove<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<'a> AppendMove<'a> {
+    pub(super) fn new(mv: &'a Move) -> Self {
+        AppendMove {
+            mv,
+            created_at: Stamp(mv.created_at),
+        }
+    }
+
+    pub(super) const COLUMNS: &'static str =
+        "game_id, ply, side, player_id, submitted, notation, position, created_at, automatic";
+
+    /// The row's values, as placeholders in the order of [`Self::COLUMNS`].
+    pub(super) fn push_values<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
         let mv = self.mv;
-        out.push_sql(
-            "INSERT INTO moves (game_id, ply, side, player_id, submitted, notation, position, \
-             created_at, automatic) VALUES (",
-        );
         out.push_bind_param::<Text, str>(&mv.game_id)?;
         out.push_sql(", ");
         out.push_bind_param::<Integer, i32>(&mv.ply)?;
@@ -70,7 +72,16 @@ impl QueryFragment<Db> for AppendMove<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
-        out.push_bind_param::<Integer, i32>(&mv.automatic)?;
+        out.push_bind_param::<Integer, i32>(&mv.automatic)
+    }
+}
+
+impl QueryFragment<Db> for AppendMove<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO moves (");
+        out.push_sql(Self::COLUMNS);
+        out.push_sql(") VALUES (");
+        self.push_values(out.reborrow())?;
         out.push_sql(")");
         Ok(())
     }

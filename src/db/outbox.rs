@@ -23,21 +23,13 @@ pub struct Addressee {
 
 /// Stores a new row.
 pub fn insert(conn: &mut DbConn, row: &OutboxRow) -> QueryResult<()> {
-    InsertRow {
-        row,
-        next_attempt_at: Stamp(row.next_attempt_at),
-        locked_until: row.locked_until.map(Stamp),
-        created_at: Stamp(row.created_at),
-        sent_at: row.sent_at.map(Stamp),
-    }
-    .execute(conn)
-    .map(drop)
+    InsertRow::new(row).execute(conn).map(drop)
 }
 
 /// The insert of an outbox row, written out (see `db::prepared`): it runs for most moves, on
 /// the single SQLite writer, where diesel's walks of its thirteen columns cost about a quarter
 /// of the statement.
-struct InsertRow<'a> {
+pub(super) struct InsertRow<'a> {
     row: &'a OutboxRow,
     // The row's timestamps, bound as `Stamp`s.
     next_attempt_at: Stamp,
@@ -48,13 +40,23 @@ struct InsertRow<'a> {
 
 written_out!(InsertRow);
 
-impl QueryFragment<Db> for InsertRow<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<'a> InsertRow<'a> {
+    pub(super) fn new(row: &'a OutboxRow) -> Self {
+        InsertRow {
+            row,
+            next_attempt_at: Stamp(row.next_attempt_at),
+            locked_until: row.locked_until.map(Stamp),
+            created_at: Stamp(row.created_at),
+            sent_at: row.sent_at.map(Stamp),
+        }
+    }
+
+    pub(super) const COLUMNS: &'static str = "id, user_id, kind, game_id, to_address, payload, \
+         status, attempts, next_attempt_at, locked_until, last_error, created_at, sent_at";
+
+    /// The row's values, as placeholders in the order of [`Self::COLUMNS`].
+    pub(super) fn push_values<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
         let row = self.row;
-        out.push_sql(
-            "INSERT INTO outbox (id, user_id, kind, game_id, to_address, payload, status, \
-             attempts, next_attempt_at, locked_until, last_error, created_at, sent_at) VALUES (",
-        );
         out.push_bind_param::<Text, str>(&row.id)?;
         out.push_sql(", ");
         out.push_bind_param::<Text, str>(&row.user_id)?;
@@ -79,7 +81,16 @@ impl QueryFragment<Db> for InsertRow<'_> {
         out.push_sql(", ");
         out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
-        out.push_bind_param::<Nullable<Timestamp>, _>(&self.sent_at)?;
+        out.push_bind_param::<Nullable<Timestamp>, _>(&self.sent_at)
+    }
+}
+
+impl QueryFragment<Db> for InsertRow<'_> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        out.push_sql("INSERT INTO outbox (");
+        out.push_sql(Self::COLUMNS);
+        out.push_sql(") VALUES (");
+        self.push_values(out.reborrow())?;
         out.push_sql(")");
         Ok(())
     }

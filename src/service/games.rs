@@ -469,6 +469,8 @@ enum Decided {
 struct MovePlan {
     /// The game as the move leaves it.
     game: GameState,
+    /// The same, as stored.
+    row: db::models::Game,
     /// The game as read: it is stored only if it is still at that ply.
     read: db::games::AsRead,
     caller: Caller,
@@ -493,14 +495,21 @@ fn apply(conn: &mut DbConn, plan: &MovePlan) -> Result<PlayedMove, ServiceError>
             version: session.version,
             id: &session.id,
         });
-    let stored = db::games::save_move_if_unchanged(conn, &plan.game.to_row(), plan.read, session)?;
+    let stored = db::played::store(
+        conn,
+        &db::played::PlayedMove {
+            game: &plan.row,
+            read: plan.read,
+            session,
+            mv: &plan.mv,
+            mail: plan.mail.as_ref(),
+            events: &plan.events,
+        },
+    )?;
     if !stored {
         return Err(race());
     }
-    db::moves::append(conn, &plan.mv)?;
     plan.chance.store(conn)?;
-    notifications::store(conn, plan.mail.as_ref())?;
-    events::store(conn, &plan.events)?;
     Ok(PlayedMove {
         my_turn: plan.game.is_active() && plan.game.to_move_id() == Some(plan.caller.id.as_str()),
         mv: plan.mv.clone(),
@@ -732,6 +741,7 @@ fn decide(
         mail,
         view: written,
         events,
+        row: game.to_row(),
         game,
     })))
 }
