@@ -57,12 +57,10 @@ fn start_site() -> Site {
         .env("KURYR_PUBLIC_URL", &base)
         .env("KURYR_LIMIT_REGISTRATIONS_PER_CLIENT", "off")
         .env("KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", "off")
-        // Every page of every browser here comes from one address, capped at 64 connections.
-        // The server notices that a page closed its event stream only when a keep-alive
-        // write fails (up to two intervals later), and the game pages of a run open dozens of
-        // streams: at 15 s the streams of closed pages could fill the cap and the next page
-        // was refused. At 1 s they go within about two seconds.
-        .env("KURYR_STREAM_KEEPALIVE_SECS", "1")
+        // Every page of every browser here comes from one address, capped at 64 connections,
+        // and the game pages of a run open dozens of event streams: with the default 15 s
+        // between keep-alives, this also checks that the stream of a page that closed gives
+        // back its connection at once (see `PeerSocket`), not when a write fails.
         .arg("serve");
     let server = Server::start(command);
     assert_eq!(server.port, port, "{:?}", server.startup_log);

@@ -746,6 +746,47 @@ fn tickets_limits_and_endings(storage: &Storage) {
     }
 }
 
+/// A client that closes its stream gives back its token's place at once, not when a keep-alive
+/// write finally fails (with keep-alives 15 s apart, up to half a minute later).
+#[test]
+fn a_closed_stream_gives_back_its_place_at_once() {
+    let storage = Storage::sqlite();
+    let server = serve(
+        &storage,
+        &[
+            ("KURYR_STREAMS_PER_TOKEN", "1"),
+            ("KURYR_STREAM_KEEPALIVE_SECS", "15"),
+        ],
+    );
+    let api = Api::new(server.port);
+    let (_, alice) = api.user("alice");
+    let open = || Stream::open(&api, "/api/v1/events", Some(&alice), Framing::Sse, None);
+    let mut stream = open().unwrap();
+    for round in 0..4 {
+        assert!(matches!(stream.next(), Item::KeepAlive), "round {round}");
+        let refused = open().err().unwrap();
+        assert_eq!(refused.0, 429, "one stream per token: {}", refused.1);
+        drop(stream);
+        let closed = Instant::now();
+        stream = loop {
+            match open() {
+                Ok(stream) => break stream,
+                Err((429, _)) if closed.elapsed() < Duration::from_secs(5) => {
+                    thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) => panic!(
+                    "round {round}: the closed stream still held its place after {:?}: {e:?}",
+                    closed.elapsed()
+                ),
+            }
+        };
+        eprintln!(
+            "round {round}: the place came back after {:?}",
+            closed.elapsed()
+        );
+    }
+}
+
 #[test]
 fn tickets_limits_and_stream_endings_on_sqlite() {
     tickets_limits_and_endings(&Storage::sqlite());

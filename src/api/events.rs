@@ -24,6 +24,7 @@ use crate::api::numbers;
 use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller};
 use crate::db::Database;
+use crate::http::connections::PeerSocket;
 use crate::service::Clock;
 use crate::service::error::Unauthenticated;
 use crate::service::events::feed::{Published, ResumeError, Slot, Subscription};
@@ -250,6 +251,7 @@ pub async fn stream(
             .map_err(resume_error)?;
     Ok(respond(
         &state,
+        &req,
         framing,
         subscription,
         Some(holder),
@@ -296,7 +298,7 @@ pub async fn game_stream(
     let subscription = events::open_game_stream(&state.feed, &state.db, game_id, since)
         .await
         .map_err(resume_error)?;
-    Ok(respond(&state, framing, subscription, None, None))
+    Ok(respond(&state, &req, framing, subscription, None, None))
 }
 
 /// A single-use ticket that opens one event stream.
@@ -364,18 +366,23 @@ struct Open {
     closing: CancellationToken,
     /// Given back to the token when the stream ends.
     _slot: Option<Slot>,
+    /// The client's connection, watched for its end (see `PeerSocket`).
+    peer: Option<tokio::net::TcpStream>,
     started: bool,
     ended: bool,
 }
 
 fn respond(
     state: &AppState,
+    req: &HttpRequest,
     framing: Framing,
     subscription: Subscription,
     holder: Option<StreamHolder>,
     slot: Option<Slot>,
 ) -> HttpResponse {
+    let peer = req.conn_data::<PeerSocket>().and_then(PeerSocket::watch);
     let open = Open {
+        peer,
         subscription,
         db: state.db.clone(),
         clock: state.clock.clone(),
@@ -413,23 +420,37 @@ async fn next_chunk(mut open: Open) -> Option<(Result<Bytes, Infallible>, Open)>
             .to_std()
             .unwrap_or(Duration::ZERO)
     });
-    let chunk = tokio::select! {
-        biased;
-        () = open.closing.cancelled() => Err("the server is stopping"),
-        () = tokio::time::sleep(left.unwrap_or(Duration::MAX)), if left.is_some() => {
-            Err("the token expired")
-        }
-        next = open.subscription.next(&open.db) => match next {
-            Ok(published) => Ok(open.framing.event(&published)),
-            Err(e) => {
-                tracing::error!(error = %e, "an event stream could not go on");
-                Err("the server could not read the events; reconnect with Last-Event-ID")
+    let keep_alive_at = tokio::time::Instant::now() + open.keep_alive;
+    let chunk = loop {
+        break tokio::select! {
+            biased;
+            () = open.closing.cancelled() => Err("the server is stopping"),
+            () = tokio::time::sleep(left.unwrap_or(Duration::MAX)), if left.is_some() => {
+                Err("the token expired")
             }
-        },
-        () = tokio::time::sleep(open.keep_alive) => match still_valid(&open).await {
-            Ok(()) => Ok(open.framing.keep_alive()),
-            Err(why) => Err(why),
-        },
+            next = open.subscription.next(&open.db) => match next {
+                Ok(published) => Ok(open.framing.event(&published)),
+                Err(e) => {
+                    tracing::error!(error = %e, "an event stream could not go on");
+                    Err("the server could not read the events; reconnect with Last-Event-ID")
+                }
+            },
+            gone = peer_left(open.peer.as_ref()) => {
+                if gone {
+                    // Nobody is reading: the stream ends without last words, and gives back
+                    // its token's place now.
+                    return None;
+                }
+                // The client sent something (a pipelined request): what the socket holds
+                // would wake the watch at once, again and again, so the stream stops watching.
+                open.peer = None;
+                continue;
+            }
+            () = tokio::time::sleep_until(keep_alive_at) => match still_valid(&open).await {
+                Ok(()) => Ok(open.framing.keep_alive()),
+                Err(why) => Err(why),
+            },
+        };
     };
     match chunk {
         Ok(bytes) => Some((Ok(bytes), open)),
@@ -438,6 +459,16 @@ async fn next_chunk(mut open: Open) -> Option<(Result<Bytes, Infallible>, Open)>
             Some((Ok(open.framing.end(why)), open))
         }
     }
+}
+
+/// Waits until the client's side of the connection has something to say: `true` when it closed
+/// (or broke), `false` when it sent bytes. Never, without a connection to watch.
+async fn peer_left(peer: Option<&tokio::net::TcpStream>) -> bool {
+    let Some(peer) = peer else {
+        return std::future::pending().await;
+    };
+    let mut byte = [0; 1];
+    !matches!(peer.peek(&mut byte).await, Ok(1..))
 }
 
 /// Whether the stream's token still holds: unexpired (by the server's clock), its session not

@@ -32,6 +32,22 @@ pub struct Accepted {
     pub first_request_seen: Cell<bool>,
 }
 
+/// A second handle on the connection's socket, for a long response (an event stream) to watch
+/// for the client going away: the server itself notices only when a write fails, which for a
+/// stream that writes a keep-alive every 15 s is up to half a minute after the client left,
+/// all the while holding the client's places (a stream of its token, a connection of its
+/// address).
+pub struct PeerSocket(socket2::Socket);
+
+impl PeerSocket {
+    /// A handle of its own on the socket, registered with the runtime: it reads as readable when
+    /// the client sends or goes away, and `peek` tells which without taking anything.
+    pub fn watch(&self) -> Option<tokio::net::TcpStream> {
+        let socket = self.0.try_clone().ok()?;
+        tokio::net::TcpStream::from_std(socket.into()).ok()
+    }
+}
+
 /// A counted connection: dropped with the connection, it gives its place back.
 struct Held {
     client: IpAddr,
@@ -70,12 +86,24 @@ impl ConnectionCap {
         let Some(stream) = connection.downcast_ref::<TcpStream>() else {
             return;
         };
-        let Ok(peer) = stream.peer_addr() else {
-            return;
-        };
-        let client = canonical(peer.ip());
+        if let Some(held) = self.count(stream) {
+            let Ok(held) = held else {
+                return;
+            };
+            data.insert(held);
+        }
+        // Shares the socket's non-blocking mode, and its file: closing it ends nothing.
+        if let Ok(socket) = socket2::SockRef::from(stream).try_clone() {
+            data.insert(PeerSocket(socket));
+        }
+    }
+
+    /// Counts a connection against its client's cap: `None` when it is not counted (no cap, a
+    /// trusted proxy, no peer address), `Err` when it was refused.
+    fn count(&self, stream: &TcpStream) -> Option<Result<Held, ()>> {
+        let client = canonical(stream.peer_addr().ok()?.ip());
         if self.per_client == 0 || self.trusted.trusts(client) {
-            return;
+            return None;
         }
         let mut open = self.open.lock().expect("the lock is never poisoned");
         let count = open.entry(client).or_insert(0);
@@ -83,13 +111,13 @@ impl ConnectionCap {
             drop(open);
             refuse(stream);
             tracing::debug!(%client, cap = self.per_client, "connection refused: too many open");
-            return;
+            return Some(Err(()));
         }
         *count += 1;
-        data.insert(Held {
+        Some(Ok(Held {
             client,
             open: self.open.clone(),
-        });
+        }))
     }
 }
 
