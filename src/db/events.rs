@@ -7,7 +7,7 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
-use super::prepared::{Db, written_out};
+use super::prepared::{Db, walk_insert, written_out};
 use super::schema::{event_log, event_tickets, events};
 use super::stamp::Stamp;
 
@@ -111,13 +111,8 @@ impl<'a> InsertEvent<'a> {
 }
 
 impl QueryFragment<Db> for InsertEvent<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
-        out.push_sql("INSERT INTO events (");
-        out.push_sql(Self::COLUMNS);
-        out.push_sql(") VALUES (");
-        self.push_values(out.reborrow())?;
-        out.push_sql(")");
-        Ok(())
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        walk_insert(out, "events", Self::COLUMNS, |out| self.push_values(out))
     }
 }
 

@@ -6,7 +6,7 @@ use diesel::sql_types::{Integer, Text, Timestamp};
 
 use super::DbConn;
 use super::models::Move;
-use super::prepared::{Db, written_out};
+use super::prepared::{Db, walk_insert, written_out};
 use super::schema::moves;
 use super::stamp::Stamp;
 
@@ -77,12 +77,7 @@ impl<'a> AppendMove<'a> {
 }
 
 impl QueryFragment<Db> for AppendMove<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
-        out.push_sql("INSERT INTO moves (");
-        out.push_sql(Self::COLUMNS);
-        out.push_sql(") VALUES (");
-        self.push_values(out.reborrow())?;
-        out.push_sql(")");
-        Ok(())
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        walk_insert(out, "moves", Self::COLUMNS, |out| self.push_values(out))
     }
 }

@@ -8,7 +8,7 @@ use diesel::sql_types::{Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
 use super::models::{OutboxRow, delivery};
-use super::prepared::{Db, written_out};
+use super::prepared::{Db, walk_insert, written_out};
 use super::schema::{outbox, users};
 use super::stamp::Stamp;
 
@@ -86,13 +86,8 @@ impl<'a> InsertRow<'a> {
 }
 
 impl QueryFragment<Db> for InsertRow<'_> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
-        out.push_sql("INSERT INTO outbox (");
-        out.push_sql(Self::COLUMNS);
-        out.push_sql(") VALUES (");
-        self.push_values(out.reborrow())?;
-        out.push_sql(")");
-        Ok(())
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+        walk_insert(out, "outbox", Self::COLUMNS, |out| self.push_values(out))
     }
 }
 

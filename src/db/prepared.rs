@@ -16,6 +16,24 @@ use super::DbConn;
 /// The backend of [`DbConn`], for which the statements written out here are built.
 pub(super) type Db = <DbConn as Connection>::Backend;
 
+/// Walks a single-row insert written out by hand: `INSERT INTO table (columns) VALUES (…)`,
+/// with the values as `values` pushes them, in the order of `columns`.
+pub(super) fn walk_insert<'b>(
+    mut out: AstPass<'_, 'b, Db>,
+    table: &'static str,
+    columns: &'static str,
+    values: impl FnOnce(AstPass<'_, 'b, Db>) -> QueryResult<()>,
+) -> QueryResult<()> {
+    out.push_sql("INSERT INTO ");
+    out.push_sql(table);
+    out.push_sql(" (");
+    out.push_sql(columns);
+    out.push_sql(") VALUES (");
+    values(out.reborrow())?;
+    out.push_sql(")");
+    Ok(())
+}
+
 /// Marks a statement type written out by hand (a struct with one lifetime, implementing
 /// `QueryFragment<Db>` with text that never changes) as cacheable: a static query id, so that
 /// diesel keys its prepared statement by type; and runnable with `execute`.
