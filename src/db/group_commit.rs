@@ -138,11 +138,11 @@ where
 
     fn answer(self: Box<Self>, commit_failed: Option<&StorageError>) {
         let this = *self;
+        // Every job answered has run at least once; one that had not would drop its reply,
+        // which tells the caller nothing was written.
         if let Some(result) = this.result {
             answer(result, commit_failed, this.reply);
         }
-        // Never run (the group broke first): dropping the reply tells the caller nothing was
-        // written.
     }
 }
 
@@ -368,25 +368,28 @@ impl Run {
             return Ok(());
         }
         self.settled.push(job);
-        // Each failure leaves out one more job, so this ends.
+        self.redo(conn)
+    }
+
+    /// Undoes the current run and runs its jobs again, leaving out each that fails anew (which
+    /// undoes and starts over once more). Each failure leaves out one more job, so this ends.
+    fn redo(&mut self, conn: &mut DbConn) -> diesel::QueryResult<()> {
         let mut pending: VecDeque<Box<dyn Rerun>> = std::mem::take(&mut self.current).into();
-        let undone = self.undo(conn);
+        let mut undone = self.undo(conn);
         while undone.is_ok()
             && let Some(mut job) = pending.pop_front()
         {
             if job.run(conn) == Ran::Failed {
                 self.settled.push(job);
-                while let Some(again) = self.current.pop() {
+                for again in self.current.drain(..).rev() {
                     pending.push_front(again);
                 }
-                if let Err(e) = self.undo(conn) {
-                    self.current.extend(pending);
-                    return Err(e);
-                }
+                undone = self.undo(conn);
             } else {
                 self.current.push(job);
             }
         }
+        // When an undo failed the group is rolled back, and these are answered with its failure.
         self.current.extend(pending);
         undone
     }

@@ -48,6 +48,16 @@ impl PeerSocket {
     }
 }
 
+/// How a new connection stands against its client's cap.
+enum Counted {
+    /// Not counted: no cap, a trusted proxy, or no peer address.
+    Uncapped,
+    /// Counted, until this is dropped.
+    Held(Held),
+    /// Over the cap, and shut.
+    Refused,
+}
+
 /// A counted connection: dropped with the connection, it gives its place back.
 struct Held {
     client: IpAddr,
@@ -86,11 +96,12 @@ impl ConnectionCap {
         let Some(stream) = connection.downcast_ref::<TcpStream>() else {
             return;
         };
-        if let Some(held) = self.count(stream) {
-            let Ok(held) = held else {
-                return;
-            };
-            data.insert(held);
+        match self.count(stream) {
+            Counted::Refused => return,
+            Counted::Held(held) => {
+                data.insert(held);
+            }
+            Counted::Uncapped => {}
         }
         // Shares the socket's non-blocking mode, and its file: closing it ends nothing.
         if let Ok(socket) = socket2::SockRef::from(stream).try_clone() {
@@ -98,12 +109,14 @@ impl ConnectionCap {
         }
     }
 
-    /// Counts a connection against its client's cap: `None` when it is not counted (no cap, a
-    /// trusted proxy, no peer address), `Err` when it was refused.
-    fn count(&self, stream: &TcpStream) -> Option<Result<Held, ()>> {
-        let client = canonical(stream.peer_addr().ok()?.ip());
+    /// Counts a connection against its client's cap.
+    fn count(&self, stream: &TcpStream) -> Counted {
+        let Ok(peer) = stream.peer_addr() else {
+            return Counted::Uncapped;
+        };
+        let client = canonical(peer.ip());
         if self.per_client == 0 || self.trusted.trusts(client) {
-            return None;
+            return Counted::Uncapped;
         }
         let mut open = self.open.lock().expect("the lock is never poisoned");
         let count = open.entry(client).or_insert(0);
@@ -111,13 +124,13 @@ impl ConnectionCap {
             drop(open);
             refuse(stream);
             tracing::debug!(%client, cap = self.per_client, "connection refused: too many open");
-            return Some(Err(()));
+            return Counted::Refused;
         }
         *count += 1;
-        Some(Ok(Held {
+        Counted::Held(Held {
             client,
             open: self.open.clone(),
-        }))
+        })
     }
 }
 

@@ -380,7 +380,7 @@ pub fn record(
     events: Vec<Event>,
     now: NaiveDateTime,
 ) -> Result<(), ServiceError> {
-    store(conn, &rows(events, now))
+    Ok(db::events::insert(conn, &rows(events, now))?)
 }
 
 /// Events as rows to store, worked out before the write transaction that stores them.
@@ -405,11 +405,6 @@ pub fn rows(events: Vec<Event>, now: NaiveDateTime) -> Vec<NewEvent> {
             }
         })
         .collect()
-}
-
-/// Writes event rows in the caller's transaction.
-pub fn store(conn: &mut DbConn, rows: &[NewEvent]) -> Result<(), ServiceError> {
-    Ok(db::events::insert(conn, rows)?)
 }
 
 /// An event as clients receive it: `{"id", "type", "time", "data"}`, the stored data spliced in

@@ -395,14 +395,14 @@ pub fn enqueue(
     now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
     let row = mail_row(to, notification, game_id, now)?;
-    store(conn, row.as_ref())
+    store(conn, row)
 }
 
 /// Stores an outbox row, if there is one; answers whether there was.
-pub fn store(conn: &mut DbConn, row: Option<&OutboxRow>) -> Result<bool, ServiceError> {
+pub fn store(conn: &mut DbConn, row: Option<OutboxRow>) -> Result<bool, ServiceError> {
     match row {
         Some(row) => {
-            outbox::insert(conn, row)?;
+            outbox::insert(conn, &row)?;
             Ok(true)
         }
         None => Ok(false),
