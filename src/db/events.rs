@@ -2,12 +2,14 @@
 //! order by the live feed and by clients resuming from an id; the retention mark; stream tickets.
 
 use chrono::NaiveDateTime;
+use diesel::backend::Backend;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::serialize::ToSql;
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
-use super::prepared::{Db, walk_insert, written_out};
+use super::prepared::{walk_insert, written_out};
 use super::schema::{event_log, event_tickets, events};
 use super::stamp::Stamp;
 
@@ -59,16 +61,18 @@ pub fn insert(conn: &mut DbConn, rows: &[NewEvent]) -> QueryResult<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    if let DbConn::Postgres(pg) = conn {
-        return diesel::insert_into(events::table)
+    match conn {
+        DbConn::Postgres(pg) => diesel::insert_into(events::table)
             .values(rows)
             .execute(pg)
-            .map(drop);
+            .map(drop),
+        DbConn::Sqlite(sqlite) => {
+            for row in rows {
+                InsertEvent::new(row).execute(sqlite)?;
+            }
+            Ok(())
+        }
     }
-    for row in rows {
-        InsertEvent::new(row).execute(conn)?;
-    }
-    Ok(())
 }
 
 /// The single-row insert of an event, written out (see `db::prepared`): two run for each move
@@ -92,7 +96,14 @@ impl<'a> InsertEvent<'a> {
         "kind, user_id, other_user_id, game_id, public, created_at, data";
 
     /// The row's values, as placeholders in the order of [`Self::COLUMNS`].
-    pub(super) fn push_values<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+    pub(super) fn push_values<'b, DB>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+    where
+        DB: Backend,
+        str: ToSql<Text, DB>,
+        String: ToSql<Text, DB>,
+        i32: ToSql<Integer, DB>,
+        Stamp: ToSql<Timestamp, DB>,
+    {
         let row = self.row;
         out.push_bind_param::<Text, str>(row.kind)?;
         out.push_sql(", ");
@@ -110,8 +121,15 @@ impl<'a> InsertEvent<'a> {
     }
 }
 
-impl QueryFragment<Db> for InsertEvent<'_> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<DB> QueryFragment<DB> for InsertEvent<'_>
+where
+    DB: Backend,
+    str: ToSql<Text, DB>,
+    String: ToSql<Text, DB>,
+    i32: ToSql<Integer, DB>,
+    Stamp: ToSql<Timestamp, DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         walk_insert(out, "events", Self::COLUMNS, |out| self.push_values(out))
     }
 }

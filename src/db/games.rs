@@ -3,13 +3,16 @@
 //! player, the writes of a turn's deadline and reminder).
 
 use chrono::NaiveDateTime;
+use diesel::backend::Backend;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::serialize::ToSql;
+use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
 use super::models::{Game, status};
-use super::prepared::{Db, written_out};
+use super::prepared::{Db, execute, written_out};
 use super::schema::{games, users};
 use super::stamp::Stamp;
 use super::users::SessionKey;
@@ -260,7 +263,7 @@ fn save<const INDEXED: bool>(
     read_ply: i32,
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let updated = SaveGame::<INDEXED>::new(game, read_ply, session).execute(conn)?;
+    let updated = execute(conn, SaveGame::<INDEXED>::new(game, read_ply, session))?;
     Ok(updated == 1)
 }
 
@@ -315,8 +318,16 @@ impl<const INDEXED: bool> diesel::query_builder::QueryId for SaveGame<'_, INDEXE
 
 impl<Conn, const INDEXED: bool> RunQueryDsl<Conn> for SaveGame<'_, INDEXED> {}
 
-impl<const INDEXED: bool> QueryFragment<Db> for SaveGame<'_, INDEXED> {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<DB, const INDEXED: bool> QueryFragment<DB> for SaveGame<'_, INDEXED>
+where
+    DB: Backend + HasSqlType<Bool>,
+    str: ToSql<Text, DB>,
+    String: ToSql<Text, DB>,
+    i32: ToSql<Integer, DB>,
+    bool: ToSql<Bool, DB>,
+    Stamp: ToSql<Timestamp, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         let game = self.game;
         out.push_sql("UPDATE games SET position = ");
         out.push_bind_param::<Text, str>(&game.position)?;

@@ -1,12 +1,14 @@
 //! The move history of games: append-only (a trigger refuses updates).
 
+use diesel::backend::Backend;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::serialize::ToSql;
 use diesel::sql_types::{Integer, Text, Timestamp};
 
 use super::DbConn;
 use super::models::Move;
-use super::prepared::{Db, walk_insert, written_out};
+use super::prepared::{execute, walk_insert, written_out};
 use super::schema::moves;
 use super::stamp::Stamp;
 
@@ -30,7 +32,7 @@ pub fn at(conn: &mut DbConn, game_id: &str, ply: i32) -> QueryResult<Option<Move
 
 /// Appends a move to a game's history.
 pub fn append(conn: &mut DbConn, mv: &Move) -> QueryResult<()> {
-    AppendMove::new(mv).execute(conn).map(drop)
+    execute(conn, AppendMove::new(mv)).map(drop)
 }
 
 /// The insert of a move, written out (see `db::prepared`): one runs for every move on the single
@@ -54,7 +56,13 @@ impl<'a> AppendMove<'a> {
         "game_id, ply, side, player_id, submitted, notation, position, created_at, automatic";
 
     /// The row's values, as placeholders in the order of [`Self::COLUMNS`].
-    pub(super) fn push_values<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+    pub(super) fn push_values<'b, DB>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+    where
+        DB: Backend,
+        str: ToSql<Text, DB>,
+        i32: ToSql<Integer, DB>,
+        Stamp: ToSql<Timestamp, DB>,
+    {
         let mv = self.mv;
         out.push_bind_param::<Text, str>(&mv.game_id)?;
         out.push_sql(", ");
@@ -76,8 +84,14 @@ impl<'a> AppendMove<'a> {
     }
 }
 
-impl QueryFragment<Db> for AppendMove<'_> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<DB> QueryFragment<DB> for AppendMove<'_>
+where
+    DB: Backend,
+    str: ToSql<Text, DB>,
+    i32: ToSql<Integer, DB>,
+    Stamp: ToSql<Timestamp, DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         walk_insert(out, "moves", Self::COLUMNS, |out| self.push_values(out))
     }
 }

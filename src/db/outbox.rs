@@ -2,13 +2,15 @@
 //! workers under a lease, and each attempt's outcome.
 
 use chrono::NaiveDateTime;
+use diesel::backend::Backend;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
+use diesel::serialize::ToSql;
 use diesel::sql_types::{Integer, Nullable, Text, Timestamp};
 
 use super::DbConn;
 use super::models::{OutboxRow, delivery};
-use super::prepared::{Db, walk_insert, written_out};
+use super::prepared::{Db, execute, walk_insert, written_out};
 use super::schema::{outbox, users};
 use super::stamp::Stamp;
 
@@ -23,7 +25,7 @@ pub struct Addressee {
 
 /// Stores a new row.
 pub fn insert(conn: &mut DbConn, row: &OutboxRow) -> QueryResult<()> {
-    InsertRow::new(row).execute(conn).map(drop)
+    execute(conn, InsertRow::new(row)).map(drop)
 }
 
 /// The insert of an outbox row, written out (see `db::prepared`): it runs for most moves, on
@@ -55,7 +57,14 @@ impl<'a> InsertRow<'a> {
          status, attempts, next_attempt_at, locked_until, last_error, created_at, sent_at";
 
     /// The row's values, as placeholders in the order of [`Self::COLUMNS`].
-    pub(super) fn push_values<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+    pub(super) fn push_values<'b, DB>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+    where
+        DB: Backend,
+        str: ToSql<Text, DB>,
+        String: ToSql<Text, DB>,
+        i32: ToSql<Integer, DB>,
+        Stamp: ToSql<Timestamp, DB>,
+    {
         let row = self.row;
         out.push_bind_param::<Text, str>(&row.id)?;
         out.push_sql(", ");
@@ -85,8 +94,15 @@ impl<'a> InsertRow<'a> {
     }
 }
 
-impl QueryFragment<Db> for InsertRow<'_> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
+impl<DB> QueryFragment<DB> for InsertRow<'_>
+where
+    DB: Backend,
+    str: ToSql<Text, DB>,
+    String: ToSql<Text, DB>,
+    i32: ToSql<Integer, DB>,
+    Stamp: ToSql<Timestamp, DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         walk_insert(out, "outbox", Self::COLUMNS, |out| self.push_values(out))
     }
 }
