@@ -44,8 +44,8 @@ pub(super) fn walk_insert<'b, DB: Backend>(
 /// PostgreSQL through [`DbConn`]. Answers how many rows it changed.
 pub(super) fn execute<T>(conn: &mut DbConn, statement: T) -> QueryResult<usize>
 where
-    T: QueryFragment<Db> + QueryFragment<diesel::sqlite::Sqlite> + QueryId + RunQueryDsl<DbConn>,
-    T: RunQueryDsl<diesel::SqliteConnection>,
+    T: QueryFragment<Db> + QueryFragment<diesel::sqlite::Sqlite> + QueryId,
+    T: RunQueryDsl<DbConn> + RunQueryDsl<diesel::SqliteConnection>,
 {
     match conn {
         DbConn::Sqlite(sqlite) => statement.execute(sqlite),
@@ -54,7 +54,7 @@ where
 }
 
 /// Marks a statement type written out by hand (a struct with one lifetime, implementing
-/// `QueryFragment<Db>` with text that never changes) as cacheable: a static query id, so that
+/// `QueryFragment` with text that never changes) as cacheable: a static query id, so that
 /// diesel keys its prepared statement by type; and runnable with `execute`.
 macro_rules! written_out {
     ($name:ident) => {
