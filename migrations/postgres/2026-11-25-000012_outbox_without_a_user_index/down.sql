@@ -1,0 +1,1 @@
+CREATE INDEX outbox_user_id ON outbox (user_id, created_at);
