@@ -30,8 +30,9 @@
 //!
 //! Environment (defaults in brackets):
 //! - `KURYR_BENCH_CONNECTIONS` [64], `KURYR_BENCH_SECONDS` a round [15], `KURYR_BENCH_ROUNDS` [3]
-//! - `KURYR_BENCH_MAX_RATE`: the moves/s a round's games must last for [4000; 2000 in size mode,
-//!   where every game is padded to a long history]. A connection that runs out of games says so.
+//! - `KURYR_BENCH_MAX_RATE`: the moves/s a round's games must last for [10000, in size mode too:
+//!   at 4000 and 2000 every connection ran out of games before the end of its round once the
+//!   server passed 7000]. A connection that runs out of games says so.
 //! - `FLOOR_SYNC`: the floor's SQLite `synchronous`, `NORMAL` [default] or `FULL` (an fsync per
 //!   commit, as Kuryr does); `FLOOR_POOL`: the floor's connections [1 on SQLite, 8 on PostgreSQL]
 //! - size mode: `KURYR_BENCH_PREFILL_GAMES` [1000000], `KURYR_BENCH_LONG_GAMES` [1000],
@@ -357,7 +358,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// Kuryr against the floor, rounds alternating.
 fn compare_mode() {
-    let knobs = Knobs::from_env(4000.0);
+    let knobs = Knobs::from_env(10_000.0);
     let work = tempfile::tempdir().unwrap();
     let mut store = Store::new(work.path());
     let floor_sync: String = env_or("FLOOR_SYNC", "NORMAL".to_owned());
@@ -445,7 +446,7 @@ fn compare_mode() {
 
 /// Kuryr on a fresh database against Kuryr on a big one, rounds alternating.
 fn size_mode() {
-    let knobs = Knobs::from_env(2000.0);
+    let knobs = Knobs::from_env(10_000.0);
     let history: u64 = env_or("KURYR_BENCH_HISTORY", 1000);
     let fill = prefill::Fill {
         stored_games: env_or("KURYR_BENCH_PREFILL_GAMES", 1_000_000),
