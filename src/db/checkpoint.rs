@@ -119,8 +119,8 @@ fn checkpoint(conn: &mut DbConn) -> diesel::QueryResult<Outcome> {
 
 fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
     let mut conn: Option<DbConn> = None;
-    // Pages of the log copied back as of the last pass, and the passes made at once since the
-    // log passed `RESTART_AFTER`.
+    // Pages of the log copied back as of the last pass, and the passes made at once in a row
+    // while the log is past `RESTART_AFTER`.
     let mut copied_back = 0;
     let mut catching_up = 0;
     loop {
@@ -163,9 +163,9 @@ fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
                             catching_up += 1;
                             continue;
                         }
-                        catching_up = 0;
                         shared.restart.store(true, Ordering::Release);
                     }
+                    catching_up = 0;
                 }
             }
             Err(e) => {
