@@ -344,22 +344,18 @@ impl Position {
         next.total() == ALL_PIECES || next.allowed().iter().any(|&squares| squares != 0)
     }
 
-    fn legal_moves(&self) -> Vec<Placement> {
+    /// The legal placements one at a time, so that asking whether there is any stops at the
+    /// first (the game ends when there is none, which every move asks twice).
+    fn legal_placements(&self) -> impl Iterator<Item = Placement> + '_ {
         let allowed = self.allowed();
-        let mut moves = Vec::with_capacity(
-            allowed
-                .iter()
-                .map(|squares| squares.count_ones())
-                .sum::<u32>() as usize,
-        );
-        for index in indices(allowed.iter().fold(0, |all, &squares| all | squares)) {
+        indices(allowed.iter().fold(0, |all, &squares| all | squares)).flat_map(move |index| {
             let square = square(index);
             // Rule 6 depends on the piece only through the queen call it may make, so one check
             // serves every other kind on this square.
             let mut plain_reply = None;
-            for piece in Piece::ALL {
+            Piece::ALL.into_iter().filter_map(move |piece| {
                 if allowed[piece as usize] & (1 << index) == 0 {
-                    continue;
+                    return None;
                 }
                 let placement = Placement { piece, square };
                 let legal = if piece == Piece::Queen {
@@ -367,12 +363,13 @@ impl Position {
                 } else {
                     *plain_reply.get_or_insert_with(|| self.leaves_a_reply(placement))
                 };
-                if legal {
-                    moves.push(placement);
-                }
-            }
-        }
-        moves
+                legal.then_some(placement)
+            })
+        })
+    }
+
+    fn legal_moves(&self) -> Vec<Placement> {
+        self.legal_placements().collect()
     }
 
     /// Why a placement is not legal, for a player to read; `None` when it is legal. The checks
@@ -839,10 +836,14 @@ impl Game for Cheversi {
                 summary: Some(format!("{white}-{black}")),
             });
         }
-        position.legal_moves().is_empty().then(|| Outcome {
-            winner: Some(position.side_to_move().opponent()),
-            reason: EndReason::NoLegalMove,
-            summary: None,
-        })
+        position
+            .legal_placements()
+            .next()
+            .is_none()
+            .then(|| Outcome {
+                winner: Some(position.side_to_move().opponent()),
+                reason: EndReason::NoLegalMove,
+                summary: None,
+            })
     }
 }
