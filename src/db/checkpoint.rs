@@ -12,7 +12,7 @@
 //! can do: start the log over from its beginning, which it does when a write begins with every
 //! page of the log already copied back. Under steady load that never happens by itself (the
 //! writer has always committed more by the time a checkpoint ends), so once the log passes
-//! [`RESTART_AFTER`] pages the thread asks the writer to copy the pages left itself, between two
+//! [`RESTART_AFTER`] bytes the thread asks the writer to copy the pages left itself, between two
 //! groups; its next commit then starts the log over.
 //!
 //! That copy is a pause for every move: the writer copies what was committed since the last
@@ -37,14 +37,15 @@ const GATHER: Duration = Duration::from_millis(20);
 /// How often the thread looks whether the database it serves is still open, without commits.
 const IDLE: Duration = Duration::from_secs(1);
 
-/// Pages in the log (64 MB of 4 KB pages) past which the writer is asked to start it over. At
-/// 16 MB a busy server started it over every 70 ms, and with a big database the writer's pauses
-/// for it came to a fifth of its time.
-const RESTART_AFTER: i32 = 16_000;
+/// The log's size past which the writer is asked to start it over. At 16 MB a busy server
+/// started it over every 70 ms, and with a big database the writer's pauses for it came to a
+/// fifth of its time. Counted in bytes, not pages: a database keeps the page size it was made
+/// with (see `SQLITE_PAGE_SIZE` in `db/mod.rs`), and older ones have smaller pages.
+const RESTART_AFTER: i64 = 64 << 20;
 
 /// What a pass may have copied for the writer to be asked to start the log over after it: the
-/// writer copies what was committed since that pass began (about two groups under load).
-const SHORT_PASS: i32 = 300;
+/// writer copies what was committed since that pass began (a few groups under load).
+const SHORT_PASS: i64 = 1_200 << 10;
 
 /// Passes in a row, at most, that try for a short one: a writer that commits faster than the
 /// thread copies is asked all the same.
@@ -117,8 +118,42 @@ fn checkpoint(conn: &mut DbConn) -> diesel::QueryResult<Outcome> {
     diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)").get_result(conn)
 }
 
+/// The page size of the database the connection is open on.
+#[derive(diesel::QueryableByName)]
+struct PageSize {
+    #[diesel(sql_type = Integer)]
+    page_size: i32,
+}
+
+/// The limits above in pages of this database.
+#[derive(Clone, Copy)]
+struct Limits {
+    restart_after: i32,
+    short_pass: i32,
+}
+
+impl Limits {
+    fn of(conn: &mut DbConn) -> diesel::QueryResult<Limits> {
+        let page_size = diesel::sql_query("PRAGMA page_size")
+            .get_result::<PageSize>(conn)?
+            .page_size
+            .max(512);
+        let pages = |bytes: i64| i32::try_from(bytes / i64::from(page_size)).unwrap_or(i32::MAX);
+        Ok(Limits {
+            restart_after: pages(RESTART_AFTER),
+            short_pass: pages(SHORT_PASS),
+        })
+    }
+}
+
+fn open(url: &DatabaseUrl) -> Result<(DbConn, Limits), String> {
+    let mut conn = url.connect().map_err(|e| e.to_string())?;
+    let limits = Limits::of(&mut conn).map_err(|e| e.to_string())?;
+    Ok((conn, limits))
+}
+
 fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
-    let mut conn: Option<DbConn> = None;
+    let mut conn: Option<(DbConn, Limits)> = None;
     // Pages of the log copied back as of the last pass, and the passes made at once in a row
     // while the log is past `RESTART_AFTER`.
     let mut copied_back = 0;
@@ -131,10 +166,13 @@ fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
         if !shared.committed.swap(false, Ordering::AcqRel) {
             continue;
         }
-        let connection = match &mut conn {
-            Some(connection) => connection,
-            None => match url.connect() {
-                Ok(connection) => conn.insert(connection),
+        let (connection, limits) = match &mut conn {
+            Some((connection, limits)) => (connection, *limits),
+            None => match open(url) {
+                Ok(opened) => {
+                    let (connection, limits) = conn.insert(opened);
+                    (connection, *limits)
+                }
                 Err(e) => {
                     tracing::error!(error = %e, "the checkpointer cannot open the database");
                     continue;
@@ -158,8 +196,8 @@ fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
                         outcome.checkpointed
                     };
                     copied_back = outcome.checkpointed;
-                    if outcome.log >= RESTART_AFTER {
-                        if copied > SHORT_PASS && catching_up < MAX_CATCH_UP {
+                    if outcome.log >= limits.restart_after {
+                        if copied > limits.short_pass && catching_up < MAX_CATCH_UP {
                             catching_up += 1;
                             continue;
                         }
@@ -199,8 +237,8 @@ mod tests {
         })
         .await
         .unwrap();
-        // Two and a half times the log's limit, in commits of 80 KB (twenty pages each).
-        let limit = u64::try_from(RESTART_AFTER).unwrap() * 4096;
+        // Two and a half times the log's limit, in commits of 80 KB.
+        let limit = u64::try_from(RESTART_AFTER).unwrap();
         for _ in 0..limit * 5 / 2 / 80_000 {
             db.write(|conn| {
                 conn.batch_execute("INSERT INTO filler (data) VALUES (zeroblob(80000))")
