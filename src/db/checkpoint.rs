@@ -237,9 +237,9 @@ mod tests {
         })
         .await
         .unwrap();
-        // Two and a half times the log's limit, in commits of 80 KB.
+        // Four times the log's limit, in commits of 80 KB, as fast as the disk takes them.
         let limit = u64::try_from(RESTART_AFTER).unwrap();
-        for _ in 0..limit * 5 / 2 / 80_000 {
+        for _ in 0..limit * 4 / 80_000 {
             db.write(|conn| {
                 conn.batch_execute("INSERT INTO filler (data) VALUES (zeroblob(80000))")
                     .map_err(StorageError::from)
@@ -250,14 +250,18 @@ mod tests {
         let wal = std::fs::metadata(dir.path().join("k.sqlite3-wal"))
             .unwrap()
             .len();
+        // A writer this fast can commit most of another limit's worth while the checkpointer
+        // catches up on a loaded machine (seen once in CI: 1.9 times the limit after writing
+        // 2.5 times it), so the bound is loose; a log that was never started over would hold
+        // all four.
         assert!(
-            wal < limit + limit / 2,
+            wal < limit * 5 / 2,
             "the write-ahead log grew to {wal} bytes for {} written",
-            limit * 5 / 2
+            limit * 4
         );
         let database = std::fs::metadata(&path).unwrap().len();
         assert!(
-            database > limit * 2,
+            database > limit * 3,
             "only {database} bytes were copied back into the database file"
         );
     }
