@@ -28,7 +28,7 @@ use std::time::Duration;
 use diesel::RunQueryDsl;
 use diesel::sql_types::Integer;
 
-use super::{DatabaseUrl, DbConn};
+use super::{DatabaseUrl, DbConn, sqlite_page_size};
 
 /// How long the thread lets commits gather after a checkpoint before the next: long enough that
 /// a checkpoint copies many pages at once, short enough that the log stays small.
@@ -118,13 +118,6 @@ fn checkpoint(conn: &mut DbConn) -> diesel::QueryResult<Outcome> {
     diesel::sql_query("PRAGMA wal_checkpoint(PASSIVE)").get_result(conn)
 }
 
-/// The page size of the database the connection is open on.
-#[derive(diesel::QueryableByName)]
-struct PageSize {
-    #[diesel(sql_type = Integer)]
-    page_size: i32,
-}
-
 /// The limits above in pages of this database.
 #[derive(Clone, Copy)]
 struct Limits {
@@ -134,10 +127,8 @@ struct Limits {
 
 impl Limits {
     fn of(conn: &mut DbConn) -> diesel::QueryResult<Limits> {
-        let page_size = diesel::sql_query("PRAGMA page_size")
-            .get_result::<PageSize>(conn)?
-            .page_size
-            .max(512);
+        // SQLite's pages are 512 bytes at the least; the bound keeps the division defined.
+        let page_size = sqlite_page_size(conn)?.max(512);
         let pages = |bytes: i64| i32::try_from(bytes / i64::from(page_size)).unwrap_or(i32::MAX);
         Ok(Limits {
             restart_after: pages(RESTART_AFTER),
@@ -167,12 +158,9 @@ fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
             continue;
         }
         let (connection, limits) = match &mut conn {
-            Some((connection, limits)) => (connection, *limits),
+            Some(opened) => opened,
             None => match open(url) {
-                Ok(opened) => {
-                    let (connection, limits) = conn.insert(opened);
-                    (connection, *limits)
-                }
+                Ok(opened) => conn.insert(opened),
                 Err(e) => {
                     tracing::error!(error = %e, "the checkpointer cannot open the database");
                     continue;

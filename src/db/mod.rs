@@ -55,9 +55,21 @@ const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 /// b-trees, and SQLite logs and checkpoints whole pages: with 8 KiB pages fewer of them are
 /// touched (the trees are shallower and more moves share a leaf). Against 4 KiB, under load, the
 /// checkpointer spent a third less per move and the p99 of moves fell by two fifths; 16 KiB made
-/// fewer moves a second (each read copies whole pages too). See `docs/performance.md`. It only applies to a database that has
-/// no table yet; an existing one keeps the size it was made with.
+/// fewer moves a second (each read copies whole pages too). See `docs/performance.md`. It only
+/// applies to a database that has no table yet; an existing one keeps the size it was made with.
 const SQLITE_PAGE_SIZE: u32 = 8_192;
+
+/// The page size of the SQLite database a connection is open on (the size it was made with).
+fn sqlite_page_size(conn: &mut DbConn) -> QueryResult<i32> {
+    #[derive(QueryableByName)]
+    struct PageSize {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        page_size: i32,
+    }
+    diesel::sql_query("PRAGMA page_size")
+        .get_result::<PageSize>(conn)
+        .map(|row| row.page_size)
+}
 
 /// A connection to either backend. Queries written against it run on both.
 #[derive(diesel::MultiConnection)]
@@ -551,26 +563,14 @@ mod tests {
         );
     }
 
-    fn page_size(conn: &mut DbConn) -> i64 {
-        #[derive(QueryableByName)]
-        struct PageSize {
-            #[diesel(sql_type = diesel::sql_types::BigInt)]
-            page_size: i64,
-        }
-        diesel::sql_query("PRAGMA page_size")
-            .get_result::<PageSize>(conn)
-            .unwrap()
-            .page_size
-    }
-
     #[test]
     fn a_new_sqlite_database_gets_the_larger_pages_and_an_old_one_keeps_its_own() {
         let dir = tempfile::tempdir().unwrap();
         let new = DatabaseUrl::sqlite_file(&dir.path().join("new.sqlite3"));
         run_migrations(&new).unwrap();
         assert_eq!(
-            page_size(&mut new.connect().unwrap()),
-            i64::from(SQLITE_PAGE_SIZE)
+            u32::try_from(sqlite_page_size(&mut new.connect().unwrap()).unwrap()).unwrap(),
+            SQLITE_PAGE_SIZE
         );
 
         // A database made before: SQLite's default pages, already holding a table.
@@ -582,7 +582,7 @@ mod tests {
         let old = DatabaseUrl::sqlite_file(&old_path);
         run_migrations(&old).unwrap();
         let mut conn = old.connect().unwrap();
-        assert_eq!(page_size(&mut conn), 4096);
+        assert_eq!(sqlite_page_size(&mut conn).unwrap(), 4096);
         #[derive(QueryableByName)]
         struct Kept {
             #[diesel(sql_type = diesel::sql_types::Integer)]
