@@ -3,6 +3,7 @@
 
 use chrono::NaiveDateTime;
 use diesel::backend::Backend;
+use diesel::dsl;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::serialize::ToSql;
@@ -117,8 +118,11 @@ pub fn claim_due(
     lease_until: NaiveDateTime,
     limit: i64,
 ) -> QueryResult<Vec<(OutboxRow, Addressee)>> {
+    // `status = 'pending'` is written into the SQL, not bound: `outbox_due` indexes pending mail
+    // alone, and a planner can use a partial index only when it can prove the index's condition
+    // from the query's (PostgreSQL's generic plan of a bound `status = $1` cannot).
     let due = outbox::table
-        .filter(outbox::status.eq(delivery::PENDING))
+        .filter(outbox::status.eq(dsl::sql::<Text>(delivery::PENDING_SQL)))
         .filter(outbox::next_attempt_at.le(now))
         .filter(
             outbox::locked_until

@@ -1,0 +1,2 @@
+DROP INDEX outbox_due;
+CREATE INDEX outbox_due ON outbox (status, next_attempt_at);
