@@ -4,6 +4,7 @@
 use chrono::NaiveDateTime;
 use diesel::backend::Backend;
 use diesel::dsl;
+use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::serialize::ToSql;
@@ -108,6 +109,28 @@ where
     }
 }
 
+/// The ids of up to `limit` pending rows due at `now` whose lease (if any) has run out, the
+/// longest waiting first: what a claim takes.
+///
+/// `status = 'pending'` is written into the SQL, not bound: `outbox_due` indexes pending mail
+/// alone, and a planner can use a partial index only when it can prove the index's condition
+/// from the query's (PostgreSQL's generic plan of a bound `status = $1` cannot).
+#[dsl::auto_type(no_type_alias)]
+fn due(now: NaiveDateTime, limit: i64) -> _ {
+    let pending: SqlLiteral<Text> = dsl::sql::<Text>(delivery::PENDING_SQL);
+    outbox::table
+        .filter(outbox::status.eq(pending))
+        .filter(outbox::next_attempt_at.le(now))
+        .filter(
+            outbox::locked_until
+                .is_null()
+                .or(outbox::locked_until.le(now)),
+        )
+        .order(outbox::next_attempt_at.asc())
+        .limit(limit)
+        .select(outbox::id)
+}
+
 /// Claims up to `limit` pending rows due at `now` whose lease (if any) has run out, leasing them
 /// until `lease_until`; answers them with their recipients, the longest waiting first. Each
 /// row's `locked_until` is its lease as stored, which [`renew`] and [`release`] take as proof
@@ -118,20 +141,7 @@ pub fn claim_due(
     lease_until: NaiveDateTime,
     limit: i64,
 ) -> QueryResult<Vec<(OutboxRow, Addressee)>> {
-    // `status = 'pending'` is written into the SQL, not bound: `outbox_due` indexes pending mail
-    // alone, and a planner can use a partial index only when it can prove the index's condition
-    // from the query's (PostgreSQL's generic plan of a bound `status = $1` cannot).
-    let due = outbox::table
-        .filter(outbox::status.eq(dsl::sql::<Text>(delivery::PENDING_SQL)))
-        .filter(outbox::next_attempt_at.le(now))
-        .filter(
-            outbox::locked_until
-                .is_null()
-                .or(outbox::locked_until.le(now)),
-        )
-        .order(outbox::next_attempt_at.asc())
-        .limit(limit)
-        .select(outbox::id);
+    let due = due(now, limit);
     // Several processes claim disjoint rows without waiting on each other.
     let ids: Vec<String> = match conn {
         DbConn::Postgres(pg) => due.for_update().skip_locked().load(pg)?,
@@ -296,5 +306,36 @@ mod tests {
             .get_result(&mut conn)
             .unwrap();
         assert_eq!(format!("{stored:?}"), format!("{row:?}"));
+    }
+
+    #[derive(QueryableByName)]
+    struct PlanStep {
+        #[diesel(sql_type = Text)]
+        detail: String,
+    }
+
+    /// The claim finds due mail through `outbox_due`, which holds pending mail alone: were the
+    /// index's condition not provable from the claim's, SQLite would read every mail ever sent.
+    #[test]
+    fn the_claim_reads_the_index_of_pending_mail() {
+        let (_dir, mut conn) = testing::scratch();
+        let now = Utc::now().naive_utc();
+        let sql = diesel::debug_query::<diesel::sqlite::Sqlite, _>(&due(now, 20)).to_string();
+        let (text, _binds) = sql.split_once(" -- binds:").unwrap();
+        assert!(text.contains("'pending'"), "{text}");
+        let plan: Vec<PlanStep> = diesel::sql_query(format!("EXPLAIN QUERY PLAN {text}"))
+            .load(&mut conn)
+            .unwrap();
+        let steps: Vec<&str> = plan.iter().map(|step| step.detail.as_str()).collect();
+        assert!(
+            steps
+                .iter()
+                .any(|step| step.contains("USING INDEX outbox_due")),
+            "{steps:?}"
+        );
+        assert!(
+            !steps.iter().any(|step| step.starts_with("SCAN")),
+            "{steps:?}"
+        );
     }
 }
