@@ -176,8 +176,6 @@ pub mod status {
 /// Outbox row states.
 pub mod delivery {
     pub const PENDING: &str = "pending";
-    /// [`PENDING`] as an SQL literal, for the claim that `outbox_due`'s condition must match.
-    pub const PENDING_SQL: &str = "'pending'";
     pub const SENT: &str = "sent";
     pub const FAILED: &str = "failed";
 }

@@ -117,7 +117,7 @@ where
 /// from the query's (PostgreSQL's generic plan of a bound `status = $1` cannot).
 #[dsl::auto_type(no_type_alias)]
 fn due(now: NaiveDateTime, limit: i64) -> _ {
-    let pending: SqlLiteral<Text> = dsl::sql::<Text>(delivery::PENDING_SQL);
+    let pending: SqlLiteral<Text> = dsl::sql::<Text>(&format!("'{}'", delivery::PENDING));
     outbox::table
         .filter(outbox::status.eq(pending))
         .filter(outbox::next_attempt_at.le(now))
