@@ -39,6 +39,35 @@ pub struct Player {
     pub email_verified_at: Option<NaiveDateTime>,
     pub notification_settings: String,
     pub time_zone: String,
+    /// Raised by every change to the user's row (migration 000014).
+    pub revision: i32,
+}
+
+/// A game's and its players' revisions (raised by every change to their rows, migration 000014)
+/// as a move read them, White's player first: the move is stored only if all three still hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Revisions {
+    pub game: i32,
+    pub players: [i32; 2],
+}
+
+/// What [`find_with_players`] found: the game, its revision, and both its players.
+#[derive(Debug)]
+pub struct WithPlayers {
+    pub game: Game,
+    pub revision: i32,
+    pub players: [Player; 2],
+    /// Whether the caller's login session was revoked.
+    pub revoked: bool,
+}
+
+impl WithPlayers {
+    pub fn revisions(&self) -> Revisions {
+        Revisions {
+            game: self.revision,
+            players: [self.players[0].revision, self.players[1].revision],
+        }
+    }
 }
 
 /// A game and both its players, White first, in one query: the move path's only read of them.
@@ -48,11 +77,18 @@ pub fn find_with_players(
     conn: &mut DbConn,
     id: &str,
     session_id: Option<&str>,
-) -> QueryResult<Option<(Game, [Player; 2], bool)>> {
+) -> QueryResult<Option<WithPlayers>> {
     let row = GameWithPlayers { id, session_id }
-        .get_result::<(Game, Player, Player, bool)>(conn)
+        .get_result::<(Game, i32, Player, Player, bool)>(conn)
         .optional()?;
-    Ok(row.map(|(game, white, black, revoked)| (game, [white, black], revoked)))
+    Ok(
+        row.map(|(game, revision, white, black, revoked)| WithPlayers {
+            game,
+            revision,
+            players: [white, black],
+            revoked,
+        }),
+    )
 }
 
 /// The read of [`find_with_players`], written out (see `db::prepared`): it runs for every move,
@@ -76,7 +112,7 @@ const GAME_COLUMNS: &str = "games.id, games.game_kind, games.options, games.whit
     games.next_reminder_at";
 
 /// The columns of a [`Player`], in its order, read from each of the two aliases of `users`.
-const PLAYER_COLUMNS: [&str; 8] = [
+const PLAYER_COLUMNS: [&str; 9] = [
     "session_version",
     "play_forced_moves",
     "id",
@@ -85,6 +121,7 @@ const PLAYER_COLUMNS: [&str; 8] = [
     "email_verified_at",
     "notification_settings",
     "time_zone",
+    "revision",
 ];
 
 type PlayerSqlType = (
@@ -96,11 +133,13 @@ type PlayerSqlType = (
     Nullable<Timestamp>,
     Text,
     Text,
+    Integer,
 );
 
 impl diesel::query_builder::Query for GameWithPlayers<'_> {
     type SqlType = (
         diesel::dsl::AsSelect<Game, Db>,
+        Integer,
         PlayerSqlType,
         PlayerSqlType,
         Bool,
@@ -111,6 +150,7 @@ impl QueryFragment<Db> for GameWithPlayers<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
         out.push_sql("SELECT ");
         out.push_sql(GAME_COLUMNS);
+        out.push_sql(", games.revision");
         for alias in ["white_player", "black_player"] {
             for column in PLAYER_COLUMNS {
                 out.push_sql(", ");
@@ -224,6 +264,8 @@ pub fn insert(conn: &mut DbConn, game: &Game) -> QueryResult<()> {
 #[derive(Clone, Copy, Debug)]
 pub struct AsRead {
     pub ply: i32,
+    /// The revisions the move was decided from.
+    pub revisions: Revisions,
     pub deadline_at: Option<NaiveDateTime>,
     pub next_reminder_at: Option<NaiveDateTime>,
 }
@@ -231,13 +273,15 @@ pub struct AsRead {
 /// Writes a game's new state on condition that it is still active and at the ply it was read
 /// at; `false` when another request changed it first.
 pub fn save_if_unchanged(conn: &mut DbConn, game: &Game, read_ply: i32) -> QueryResult<bool> {
-    save::<true>(conn, game, read_ply, None)
+    save::<true>(conn, game, read_ply, None, None)
 }
 
-/// [`save_if_unchanged`], and only while the login session of the user who moved still holds
-/// (a password change or a logout ends a token's power at once): one statement for what a move
-/// decided outside the write depends on. `false` when either changed. A personal token's caller
-/// (`session` is `None`) was confirmed by its own query before.
+/// [`save_if_unchanged`], and only while the game and both its players are at the revisions the
+/// move was decided from (a move may be decided from copies kept in memory, see `db::recent`)
+/// and the login session of the user who moved still holds (a password change or a logout ends
+/// a token's power at once): one statement for what a move decided outside the write depends
+/// on. `false` when any of it changed. A personal token's caller (`session` is `None`) was
+/// confirmed by its own query before.
 ///
 /// A move that leaves the game going and its deadlines as they were (every move without a
 /// clock) does not write the indexed columns `status`, `deadline_at` and `next_reminder_at`:
@@ -250,9 +294,9 @@ pub fn save_move_if_unchanged(
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
     if indexed_unchanged(game, read) {
-        save::<false>(conn, game, read.ply, session)
+        save::<false>(conn, game, read.ply, Some(read.revisions), session)
     } else {
-        save::<true>(conn, game, read.ply, session)
+        save::<true>(conn, game, read.ply, Some(read.revisions), session)
     }
 }
 
@@ -261,9 +305,13 @@ fn save<const INDEXED: bool>(
     conn: &mut DbConn,
     game: &Game,
     read_ply: i32,
+    revisions: Option<Revisions>,
     session: Option<SessionKey<'_>>,
 ) -> QueryResult<bool> {
-    let updated = execute(conn, SaveGame::<INDEXED>::new(game, read_ply, session))?;
+    let updated = execute(
+        conn,
+        SaveGame::<INDEXED>::new(game, read_ply, revisions, session),
+    )?;
     Ok(updated == 1)
 }
 
@@ -276,7 +324,9 @@ pub(super) fn indexed_unchanged(game: &Game, read: AsRead) -> bool {
 }
 
 /// What a move or an ending changes in a game's row, on condition that the game is still active
-/// at the ply it was read at and, with a `session`, that the mover's login session holds.
+/// at the ply it was read at, with `revisions` that it and its players are still at those, and
+/// with a `session` that the mover's login session holds. It raises the game's revision itself
+/// (so the trigger that raises it for every other update does not run).
 /// `INDEXED`: whether the indexed columns (`status`, `deadline_at`, `next_reminder_at`) are
 /// written too; a statement of each kind.
 ///
@@ -287,6 +337,7 @@ pub(super) fn indexed_unchanged(game: &Game, read: AsRead) -> bool {
 pub(super) struct SaveGame<'a, const INDEXED: bool> {
     game: &'a Game,
     read_ply: i32,
+    revisions: Option<Revisions>,
     session: Option<SessionKey<'a>>,
     // The game's timestamps, bound as `Stamp`s.
     updated_at: Stamp,
@@ -297,10 +348,16 @@ pub(super) struct SaveGame<'a, const INDEXED: bool> {
 }
 
 impl<'a, const INDEXED: bool> SaveGame<'a, INDEXED> {
-    pub(super) fn new(game: &'a Game, read_ply: i32, session: Option<SessionKey<'a>>) -> Self {
+    pub(super) fn new(
+        game: &'a Game,
+        read_ply: i32,
+        revisions: Option<Revisions>,
+        session: Option<SessionKey<'a>>,
+    ) -> Self {
         SaveGame {
             game,
             read_ply,
+            revisions,
             session,
             updated_at: Stamp(game.updated_at),
             finished_at: game.finished_at.map(Stamp),
@@ -355,6 +412,7 @@ where
         out.push_bind_param::<Nullable<Integer>, _>(&game.clock_black)?;
         out.push_sql(", turn_started_at = ");
         out.push_bind_param::<Nullable<Timestamp>, _>(&self.turn_started_at)?;
+        out.push_sql(", revision = revision + 1");
         if INDEXED {
             out.push_sql(", status = ");
             out.push_bind_param::<Text, str>(&game.status)?;
@@ -369,6 +427,23 @@ where
         out.push_bind_param::<Integer, i32>(&self.read_ply)?;
         out.push_sql(" AND status = ");
         out.push_bind_param::<Text, str>(status::ACTIVE)?;
+        // Without revisions the flag is true, and the rest is bound all the same (see below).
+        let (no_revisions, revisions) = match &self.revisions {
+            Some(revisions) => (&false, revisions),
+            None => (&true, &NO_REVISIONS),
+        };
+        out.push_sql(" AND (");
+        out.push_bind_param::<Bool, bool>(no_revisions)?;
+        out.push_sql(" OR (games.revision = ");
+        out.push_bind_param::<Integer, i32>(&revisions.game)?;
+        for (side, column) in ["white_id", "black_id"].into_iter().enumerate() {
+            out.push_sql(" AND EXISTS (SELECT 1 FROM users WHERE users.id = games.");
+            out.push_sql(column);
+            out.push_sql(" AND users.revision = ");
+            out.push_bind_param::<Integer, i32>(&revisions.players[side])?;
+            out.push_sql(")");
+        }
+        out.push_sql("))");
         // Without a session the flag is true and the rest of the condition is not needed, but
         // its placeholders are bound all the same, so that the text does not change.
         let (no_session, user_id, version, session_id) = match &self.session {
@@ -389,6 +464,12 @@ where
         Ok(())
     }
 }
+
+/// What a [`SaveGame`] without revisions binds in their place.
+const NO_REVISIONS: Revisions = Revisions {
+    game: 0,
+    players: [0, 0],
+};
 
 /// The game with this id, if it exists and is still being played.
 pub fn find_active(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
@@ -501,6 +582,7 @@ mod tests {
         users::email_verified_at,
         users::notification_settings,
         users::time_zone,
+        users::revision,
     );
 
     /// The move path's read as diesel would build it: what the written-out one must answer.
@@ -508,13 +590,14 @@ mod tests {
         conn: &mut DbConn,
         id: &str,
         session_id: Option<&str>,
-    ) -> (Game, Player, Player, bool) {
+    ) -> (Game, i32, Player, Player, bool) {
         games::table
             .inner_join(WHITE_PLAYER.on(WHITE_PLAYER.field(users::id).eq(games::white_id)))
             .inner_join(BLACK_PLAYER.on(BLACK_PLAYER.field(users::id).eq(games::black_id)))
             .filter(games::id.eq(id))
             .select((
                 Game::as_select(),
+                games::revision,
                 WHITE_PLAYER.fields(PlayerColumns::default()),
                 BLACK_PLAYER.fields(PlayerColumns::default()),
                 diesel::dsl::exists(
@@ -574,17 +657,123 @@ mod tests {
             .execute(&mut conn)
             .unwrap();
 
+        // The revisions of their own too: the game's and the players' rows changed apart.
+        set_next_reminder_at_ply(&mut conn, "g1", 12, None).unwrap();
+        for (id, changes) in [(&white.id, 2), (&black.id, 3)] {
+            for _ in 0..changes {
+                super::super::users::bump_session_version(&mut conn, id).unwrap();
+            }
+        }
+
         for session in [None, Some("gone"), Some("live")] {
-            let (game, [white, black], revoked) = find_with_players(&mut conn, "g1", session)
+            let found = find_with_players(&mut conn, "g1", session)
                 .unwrap()
                 .unwrap();
+            assert_eq!(
+                found.revisions(),
+                Revisions {
+                    game: 1,
+                    players: [2, 3]
+                }
+            );
+            let [white, black] = found.players;
             let expected = built_by_diesel(&mut conn, "g1", session);
             assert_eq!(
-                format!("{:?}", (game, white, black, revoked)),
+                format!(
+                    "{:?}",
+                    (found.game, found.revision, white, black, found.revoked)
+                ),
                 format!("{expected:?}")
             );
-            assert_eq!(revoked, session == Some("gone"));
+            assert_eq!(found.revoked, session == Some("gone"));
         }
         assert!(find_with_players(&mut conn, "g2", None).unwrap().is_none());
+    }
+
+    fn revisions_of(conn: &mut DbConn, id: &str) -> Revisions {
+        find_with_players(conn, id, None)
+            .unwrap()
+            .unwrap()
+            .revisions()
+    }
+
+    #[test]
+    fn every_change_to_a_game_or_a_player_raises_its_revision() {
+        let (_dir, mut conn) = testing::scratch();
+        let ann = testing::user(&mut conn, "ann", 0, 0, true);
+        let bob = testing::user(&mut conn, "bob", 0, 0, true);
+        insert(&mut conn, &testing::game("g1", &ann.id, &bob.id)).unwrap();
+        let start = Revisions {
+            game: 0,
+            players: [0, 0],
+        };
+        assert_eq!(revisions_of(&mut conn, "g1"), start);
+
+        // Updates that know nothing of revisions: the triggers raise them.
+        set_deadline_at_ply(&mut conn, "g1", 0, None, None).unwrap();
+        set_next_reminder_at_ply(&mut conn, "g1", 0, None).unwrap();
+        super::super::users::set_notification_settings(&mut conn, &bob.id, "{}").unwrap();
+        assert_eq!(
+            revisions_of(&mut conn, "g1"),
+            Revisions {
+                game: 2,
+                players: [0, 1]
+            }
+        );
+        // Raw SQL too, as any other process might write.
+        diesel::sql_query("UPDATE users SET time_zone = 'Europe/Paris' WHERE id = 'id-ann'")
+            .execute(&mut conn)
+            .unwrap();
+        assert_eq!(revisions_of(&mut conn, "g1").players, [1, 1]);
+
+        // A game's own save raises it by exactly one.
+        let game = find(&mut conn, "g1").unwrap().unwrap();
+        assert!(save_if_unchanged(&mut conn, &game, 0).unwrap());
+        assert_eq!(revisions_of(&mut conn, "g1").game, 3);
+    }
+
+    #[test]
+    fn a_move_is_stored_only_at_the_revisions_it_was_decided_from() {
+        let (_dir, mut conn) = testing::scratch();
+        let ann = testing::user(&mut conn, "ann", 0, 0, true);
+        let bob = testing::user(&mut conn, "bob", 0, 0, true);
+        insert(&mut conn, &testing::game("g1", &ann.id, &bob.id)).unwrap();
+        let read = |conn: &mut DbConn| {
+            let found = find_with_players(conn, "g1", None).unwrap().unwrap();
+            let read = AsRead {
+                ply: found.game.ply,
+                revisions: found.revisions(),
+                deadline_at: None,
+                next_reminder_at: None,
+            };
+            (found.game, read)
+        };
+        let moved = |mut game: Game| {
+            game.ply += 1;
+            game.to_move_id = Some(game.black_id.clone());
+            game
+        };
+
+        // Each of the three rows changed after the read refuses the move, with nothing written.
+        type Change = fn(&mut DbConn);
+        let changes: [Change; 3] = [
+            |conn| set_next_reminder_at_ply(conn, "g1", 0, None).unwrap(),
+            |conn| super::super::users::bump_session_version(conn, "id-ann").unwrap(),
+            |conn| {
+                super::super::users::set_notification_settings(conn, "id-bob", "{\"x\":1}").unwrap()
+            },
+        ];
+        for change in changes {
+            let (game, stale) = read(&mut conn);
+            change(&mut conn);
+            assert!(!save_move_if_unchanged(&mut conn, &moved(game), stale, None).unwrap());
+            assert_eq!(find(&mut conn, "g1").unwrap().unwrap().ply, 0);
+        }
+
+        let (game, fresh) = read(&mut conn);
+        assert!(save_move_if_unchanged(&mut conn, &moved(game), fresh, None).unwrap());
+        let after = revisions_of(&mut conn, "g1");
+        assert_eq!(after.game, fresh.revisions.game + 1);
+        assert_eq!(after.players, fresh.revisions.players);
     }
 }

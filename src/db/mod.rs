@@ -22,6 +22,7 @@ pub mod moves;
 pub mod outbox;
 pub mod played;
 mod prepared;
+pub mod recent;
 pub mod reminders;
 pub mod rolls;
 pub mod schema;
@@ -237,6 +238,8 @@ pub struct Database {
     /// The group-commit writers (see `group_commit`): on SQLite every write, on a pool of one
     /// connection; on PostgreSQL the writes to games and the outbox, on connections of their own.
     lanes: group_commit::Lanes,
+    /// The games moved in lately, to decide their next move from (see `recent`).
+    recent: Arc<recent::RecentGames>,
     /// Signalled after this process's commits, and on PostgreSQL by the `NOTIFY` of other
     /// processes (see [`Database::listen`]).
     commits: Arc<CommitSignal>,
@@ -307,12 +310,18 @@ impl Database {
             readers,
             reader_permits: Arc::new(Semaphore::new(pool_size.max(1) as usize)),
             lanes,
+            recent: Arc::default(),
             commits,
         })
     }
 
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
+    }
+
+    /// The copies of the games moved in lately (see `recent`).
+    pub fn recent_games(&self) -> &Arc<recent::RecentGames> {
+        &self.recent
     }
 
     /// Signalled when events may have been committed, here or (PostgreSQL) by another process.

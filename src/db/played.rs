@@ -73,7 +73,12 @@ struct StoreMove<'a, const INDEXED: bool> {
 impl<'a, const INDEXED: bool> StoreMove<'a, INDEXED> {
     fn new(played: &PlayedMove<'a>) -> Self {
         StoreMove {
-            save: SaveGame::new(played.game, played.read.ply, played.session),
+            save: SaveGame::new(
+                played.game,
+                played.read.ply,
+                Some(played.read.revisions),
+                played.session,
+            ),
             history: AppendMove::new(played.mv),
             mail: played.mail.map(InsertRow::new),
             events: played.events.iter().map(InsertEvent::new).collect(),

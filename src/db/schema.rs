@@ -18,6 +18,7 @@ diesel::table! {
         email_verified_at -> Nullable<Timestamp>,
         notification_settings -> Text,
         next_digest_at -> Nullable<Timestamp>,
+        revision -> Integer,
     }
 }
 
@@ -50,6 +51,7 @@ diesel::table! {
         turn_started_at -> Nullable<Timestamp>,
         deadline_at -> Nullable<Timestamp>,
         next_reminder_at -> Nullable<Timestamp>,
+        revision -> Integer,
     }
 }
 

@@ -49,3 +49,37 @@ pub(crate) fn user(
         .unwrap();
     user
 }
+
+/// An active Cheversi game between two user ids at its start, White to move (not stored).
+pub(crate) fn game(id: &str, white_id: &str, black_id: &str) -> super::models::Game {
+    let now = Utc::now().naive_utc();
+    super::models::Game {
+        id: id.into(),
+        game_kind: "cheversi".into(),
+        options: "{}".into(),
+        white_id: white_id.into(),
+        black_id: black_id.into(),
+        status: super::models::status::ACTIVE.into(),
+        position: "start".into(),
+        ply: 0,
+        to_move_id: Some(white_id.into()),
+        result: None,
+        termination: None,
+        result_summary: None,
+        draw_offer: None,
+        days_per_move: None,
+        created_at: now,
+        updated_at: now,
+        finished_at: None,
+        dice_seed: None,
+        dice_commitment: None,
+        dice_used: 0,
+        time_control: None,
+        weekend_pause: 0,
+        clock_white: None,
+        clock_black: None,
+        turn_started_at: None,
+        deadline_at: None,
+        next_reminder_at: None,
+    }
+}

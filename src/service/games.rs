@@ -5,6 +5,8 @@
 //! position, the history row and the game's new state in one transaction. Nothing replays the
 //! history.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::chance::{Autoplay, Chance};
@@ -17,7 +19,9 @@ use super::{Page, PageRequest, UserRef, clocks, user_ref, user_refs};
 use crate::auth::{AuthUser, Caller};
 use crate::clock::TimeControl;
 use crate::db::events::NewEvent;
+use crate::db::games::Revisions;
 use crate::db::models::{Move, OutboxRow, Roll};
+use crate::db::recent::{Recent, RecentGames};
 use crate::db::users::SessionKey;
 use crate::db::{self, Database, DbConn};
 use crate::dice::Seed;
@@ -312,12 +316,15 @@ pub async fn play(
     now: DateTime<Utc>,
 ) -> Result<PlayedMove, ServiceError> {
     let key = game_id.clone();
-    // Decided on a reader, beside the other requests; the writer then only checks that the game
-    // and the caller's session are still as read and stores the outcome. Anything else (an
-    // error, a replay, a lost race) is decided again inside the write transaction, where the
-    // answer is exact; so is a game with a clock from the start, since its deadline depends on
-    // more than the game's row (the players' vacations and zones).
-    let (read_notifier, read_id, read_caller, read_request) = (
+    // Decided on a reader, beside the other requests, from the copy of the game kept since its
+    // last move when there is one (see `db::recent`); the writer then only checks that the game,
+    // its players and the caller's session are still as read and stores the outcome. Anything
+    // else (an error, a replay, a lost race) is decided again inside the write transaction,
+    // where the answer is exact; so is a game with a clock from the start, since its deadline
+    // depends on more than the game's row (the players' vacations and zones).
+    let recent = db.recent_games().clone();
+    let (read_recent, read_notifier, read_id, read_caller, read_request) = (
+        recent.clone(),
         notifier.clone(),
         game_id.clone(),
         caller.clone(),
@@ -325,34 +332,36 @@ pub async fn play(
     );
     let decided = db
         .read_by_key(move |conn| {
-            let (game, players) = read_game(conn, &read_id, &read_caller)?;
-            if game.time_control != TimeControl::None {
+            let (read, kept) = read_recent_game(conn, &read_recent, &read_id, &read_caller)?;
+            if read.game.time_control != TimeControl::None {
                 return Ok(None);
             }
-            let decided = decide(
-                conn,
-                game,
-                players,
-                &read_notifier,
-                &read_caller,
-                &read_request,
-                now,
-            )?;
-            Ok::<_, ServiceError>(Some(decided))
+            let decided = decide(conn, read, &read_notifier, &read_caller, &read_request, now)?;
+            Ok::<_, ServiceError>(Some((decided, kept)))
         })
         .await;
-    if let Ok(Some(Decided::Write(plan))) = decided {
+    if let Ok(Some((Decided::Write(plan), kept))) = decided {
+        let after = plan.game.is_active().then(|| kept.moved(plan.row.clone()));
         // It only stores what was decided, so it may run again (see `db::group_commit`); a lost
         // race is answered before its first write.
         let stored = db
             .write_rerunnable(&key, move |conn| apply(conn, &plan), ServiceError::is_race)
             .await;
-        match stored {
-            Ok(played) => return Ok(played),
-            Err(e) if e.is_race() => {}
-            Err(e) => return Err(e),
+        match (stored, after) {
+            (Ok(played), Some(after)) => {
+                recent.keep(Arc::new(after));
+                return Ok(played);
+            }
+            (Ok(played), None) => {
+                recent.forget(&key);
+                return Ok(played);
+            }
+            (Err(e), _) if e.is_race() => {}
+            (Err(e), _) => return Err(e),
         }
     }
+    // Whatever is decided inside the write, the copy (if any) is read again next time.
+    recent.forget(&key);
     let notifier = notifier.clone();
     let answer = write_game(db, &key, move |conn| {
         play_in_transaction(conn, &notifier, &game_id, &caller, &request, now)
@@ -385,17 +394,17 @@ struct Player {
     recipient: Recipient,
 }
 
-impl From<db::games::Player> for Player {
-    fn from(row: db::games::Player) -> Self {
+impl From<&db::games::Player> for Player {
+    fn from(row: &db::games::Player) -> Self {
         Player {
             play_forced_moves: row.play_forced_moves != 0,
             recipient: Recipient {
-                id: row.id,
-                username: row.username,
-                email: row.email,
+                id: row.id.clone(),
+                username: row.username.clone(),
+                email: row.email.clone(),
                 email_verified_at: row.email_verified_at,
-                settings_json: row.notification_settings,
-                time_zone: row.time_zone,
+                settings_json: row.notification_settings.clone(),
+                time_zone: row.time_zone.clone(),
             },
         }
     }
@@ -435,8 +444,8 @@ fn play_in_transaction(
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<MoveAnswer, ServiceError> {
-    let (game, players) = read_game(conn, game_id, caller)?;
-    match decide(conn, game, players, notifier, caller, request, now)? {
+    let read = read_game(conn, game_id, caller)?;
+    match decide(conn, read, notifier, caller, request, now)? {
         Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(apply(conn, &plan)?))),
         Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
         Decided::OutOfTime {
@@ -518,31 +527,96 @@ fn apply(conn: &mut DbConn, plan: &MovePlan) -> Result<PlayedMove, ServiceError>
     })
 }
 
+/// What a move is decided from: a game, both its players (White first), and the revisions at
+/// which they were read.
+struct Read {
+    game: GameState,
+    players: [Player; 2],
+    revisions: Revisions,
+}
+
 /// A game and both its players, White first, in one query: all a move is decided from. The
 /// caller's token was only checked for its signature and expiry; its login session is confirmed
 /// here, from the rows this query reads anyway, before anything else is answered.
-fn read_game(
+fn read_game(conn: &mut DbConn, game_id: &str, caller: &Caller) -> Result<Read, ServiceError> {
+    let found = find_with_players(conn, game_id, caller)?;
+    confirm_session(
+        conn,
+        caller,
+        known_session(caller, &found.players, found.revoked),
+    )?;
+    Ok(Read {
+        revisions: found.revisions(),
+        game: GameState::from_row(found.game)?,
+        players: found.players.map(|player| Player::from(&player)),
+    })
+}
+
+/// [`read_game`] from the copy of the game kept since it was last read or moved in, when there is
+/// one, and else from storage, keeping a copy. A copy does not know whether the caller's login
+/// session was revoked since: the conditional write that stores the move does.
+fn read_recent_game(
+    conn: &mut DbConn,
+    recent: &RecentGames,
+    game_id: &str,
+    caller: &Caller,
+) -> Result<(Read, Arc<Recent>), ServiceError> {
+    let (kept, revoked) = match recent.get(game_id) {
+        Some(kept) => (kept, false),
+        None => {
+            let found = find_with_players(conn, game_id, caller)?;
+            let revoked = found.revoked;
+            let copy = recent.copy(found);
+            // A game with a clock is decided inside the write, never from a copy.
+            if copy.game.time_control.is_none() {
+                recent.keep(copy.clone());
+            }
+            (copy, revoked)
+        }
+    };
+    let players = kept.players.each_ref().map(|player| &**player);
+    confirm_session(conn, caller, known_session(caller, &players, revoked))?;
+    let read = Read {
+        revisions: kept.revisions(),
+        game: GameState::from_row(kept.game.clone())?,
+        players: players.map(Player::from),
+    };
+    Ok((read, kept))
+}
+
+/// The game and its players as stored, with whether the caller's login session was revoked.
+fn find_with_players(
     conn: &mut DbConn,
     game_id: &str,
     caller: &Caller,
-) -> Result<(GameState, [Player; 2]), ServiceError> {
+) -> Result<db::games::WithPlayers, ServiceError> {
     let session_id = caller
         .credential
         .login_session()
         .map(|session| session.id.as_str());
-    let Some((row, players, revoked)) = db::games::find_with_players(conn, game_id, session_id)?
-    else {
-        // No game, so no player row to confirm the session from: an ended session is answered
-        // as such, as everywhere, before the missing game.
-        confirm_session(conn, caller, None)?;
-        return Err(not_found(game_id));
-    };
-    let known = [&row.white_id, &row.black_id]
+    match db::games::find_with_players(conn, game_id, session_id)? {
+        Some(found) => Ok(found),
+        None => {
+            // No game, so no player row to confirm the session from: an ended session is
+            // answered as such, as everywhere, before the missing game.
+            confirm_session(conn, caller, None)?;
+            Err(not_found(game_id))
+        }
+    }
+}
+
+/// What the rows of a game's players tell of the caller's login session, when the caller is one
+/// of them: their account's session version, and whether the session was revoked.
+fn known_session<P: std::borrow::Borrow<db::games::Player>>(
+    caller: &Caller,
+    players: &[P; 2],
+    revoked: bool,
+) -> Option<(i32, bool)> {
+    players
         .iter()
-        .position(|id| **id == caller.id)
-        .map(|side| (players[side].session_version, revoked));
-    confirm_session(conn, caller, known)?;
-    Ok((GameState::from_row(row)?, players.map(Player::from)))
+        .map(std::borrow::Borrow::borrow)
+        .find(|player| player.id == caller.id)
+        .map(|player| (player.session_version, revoked))
 }
 
 /// Refuses a caller whose login session has ended (the account is gone, its password changed
@@ -578,13 +652,17 @@ fn confirm_session(
 /// Decides what a move request comes to, writing nothing.
 fn decide(
     conn: &mut DbConn,
-    mut game: GameState,
-    players: [Player; 2],
+    read: Read,
     notifier: &Notifier,
     caller: &Caller,
     request: &MoveRequest,
     now: DateTime<Utc>,
 ) -> Result<Decided, ServiceError> {
+    let Read {
+        mut game,
+        players,
+        revisions,
+    } = read;
     let Some(side) = game.side_of(&caller.id) else {
         return Err(ServiceError::Forbidden(
             "you are not a player in this game; only its two players can move".into(),
@@ -655,6 +733,7 @@ fn decide(
 
     let read = db::games::AsRead {
         ply: game.ply,
+        revisions,
         deadline_at: game.deadline_at,
         next_reminder_at: game.next_reminder_at,
     };

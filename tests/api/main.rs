@@ -27,6 +27,7 @@ mod pages;
 mod personal_tokens;
 mod protocol;
 mod receiver;
+mod recent_games;
 mod robustness;
 mod rules;
 mod schema;
