@@ -61,12 +61,19 @@ pub struct WithPlayers {
     pub revoked: bool,
 }
 
+impl Revisions {
+    /// The revisions of a game at `game` and of its players as read.
+    pub fn of(game: i32, players: [&Player; 2]) -> Revisions {
+        Revisions {
+            game,
+            players: players.map(|player| player.revision),
+        }
+    }
+}
+
 impl WithPlayers {
     pub fn revisions(&self) -> Revisions {
-        Revisions {
-            game: self.revision,
-            players: [self.players[0].revision, self.players[1].revision],
-        }
+        Revisions::of(self.revision, self.players.each_ref())
     }
 }
 

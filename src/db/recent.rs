@@ -36,10 +36,10 @@ pub struct Recent {
 
 impl Recent {
     pub fn revisions(&self) -> Revisions {
-        Revisions {
-            game: self.revision,
-            players: [self.players[0].revision, self.players[1].revision],
-        }
+        Revisions::of(
+            self.revision,
+            self.players.each_ref().map(|player| &**player),
+        )
     }
 
     /// The copy of the game as a move of this copy's revision left it: the move's update raises

@@ -347,17 +347,16 @@ pub async fn play(
         let stored = db
             .write_rerunnable(&key, move |conn| apply(conn, &plan), ServiceError::is_race)
             .await;
-        match (stored, after) {
-            (Ok(played), Some(after)) => {
-                recent.keep(Arc::new(after));
+        match stored {
+            Ok(played) => {
+                match after {
+                    Some(after) => recent.keep(Arc::new(after)),
+                    None => recent.forget(&key),
+                }
                 return Ok(played);
             }
-            (Ok(played), None) => {
-                recent.forget(&key);
-                return Ok(played);
-            }
-            (Err(e), _) if e.is_race() => {}
-            (Err(e), _) => return Err(e),
+            Err(e) if e.is_race() => {}
+            Err(e) => return Err(e),
         }
     }
     // Whatever is decided inside the write, the copy (if any) is read again next time.
@@ -540,16 +539,9 @@ struct Read {
 /// here, from the rows this query reads anyway, before anything else is answered.
 fn read_game(conn: &mut DbConn, game_id: &str, caller: &Caller) -> Result<Read, ServiceError> {
     let found = find_with_players(conn, game_id, caller)?;
-    confirm_session(
-        conn,
-        caller,
-        known_session(caller, &found.players, found.revoked),
-    )?;
-    Ok(Read {
-        revisions: found.revisions(),
-        game: GameState::from_row(found.game)?,
-        players: found.players.map(|player| Player::from(&player)),
-    })
+    let revisions = found.revisions();
+    let players = found.players.each_ref();
+    Read::confirmed(conn, caller, found.game, players, revisions, found.revoked)
 }
 
 /// [`read_game`] from the copy of the game kept since it was last read or moved in, when there is
@@ -575,12 +567,14 @@ fn read_recent_game(
         }
     };
     let players = kept.players.each_ref().map(|player| &**player);
-    confirm_session(conn, caller, known_session(caller, &players, revoked))?;
-    let read = Read {
-        revisions: kept.revisions(),
-        game: GameState::from_row(kept.game.clone())?,
-        players: players.map(Player::from),
-    };
+    let read = Read::confirmed(
+        conn,
+        caller,
+        kept.game.clone(),
+        players,
+        kept.revisions(),
+        revoked,
+    )?;
     Ok((read, kept))
 }
 
@@ -605,18 +599,29 @@ fn find_with_players(
     }
 }
 
-/// What the rows of a game's players tell of the caller's login session, when the caller is one
-/// of them: their account's session version, and whether the session was revoked.
-fn known_session<P: std::borrow::Borrow<db::games::Player>>(
-    caller: &Caller,
-    players: &[P; 2],
-    revoked: bool,
-) -> Option<(i32, bool)> {
-    players
-        .iter()
-        .map(std::borrow::Borrow::borrow)
-        .find(|player| player.id == caller.id)
-        .map(|player| (player.session_version, revoked))
+impl Read {
+    /// What a move is decided from, once the caller's login session is confirmed from what the
+    /// players' rows tell of it (when the caller is one of them: their account's session version)
+    /// and whether the session was `revoked`.
+    fn confirmed(
+        conn: &mut DbConn,
+        caller: &Caller,
+        game: db::models::Game,
+        players: [&db::games::Player; 2],
+        revisions: Revisions,
+        revoked: bool,
+    ) -> Result<Read, ServiceError> {
+        let known = players
+            .iter()
+            .find(|player| player.id == caller.id)
+            .map(|player| (player.session_version, revoked));
+        confirm_session(conn, caller, known)?;
+        Ok(Read {
+            game: GameState::from_row(game)?,
+            players: players.map(Player::from),
+            revisions,
+        })
+    }
 }
 
 /// Refuses a caller whose login session has ended (the account is gone, its password changed
