@@ -27,7 +27,7 @@ no_warning() {
   output=$("$@" 2>&1) || { printf '%s\n' "$output"; return 1; }
   printf '%s\n' "$output"
   if printf '%s\n' "$output" | grep -v 'Unknown user config' | grep -qi 'warn'; then
-    echo "$1 warned: fix openapi.yaml where it is generated (src/api/openapi.rs)" >&2
+    echo "$1 warned: fix openapi.yaml where it is generated (src/api/openapi/document.rs)" >&2
     return 1
   fi
 }

@@ -11,22 +11,17 @@
 //! * [`startup`]: wiring it together.
 
 pub mod api;
+pub mod app;
 pub mod auth;
-pub mod background;
 pub mod board;
 pub mod clock;
-pub mod config;
 pub mod db;
 pub mod dice;
 pub mod files;
 pub mod http;
 pub mod limits;
-pub mod links;
 pub mod mail;
-pub mod pat;
 pub mod rules;
-pub mod scopes;
 pub mod service;
-pub mod startup;
 pub mod web;
 pub mod webhook;

@@ -4,11 +4,11 @@ use anyhow::Context;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
-use kuryr::config::{Cli, Command, Settings, UserCommand};
+use kuryr::app::config::{Cli, Command, Settings, UserCommand};
+use kuryr::app::startup::{Application, shutdown_signal, system_clock};
+use kuryr::auth::hasher::{Hasher, HasherSettings};
 use kuryr::db::{self, Database};
 use kuryr::service::accounts;
-use kuryr::service::passwords::{Hasher, HasherSettings};
-use kuryr::startup::{Application, shutdown_signal, system_clock};
 
 // Every request allocates and frees many small values on several threads (actix's workers, the
 // readers, the writer lane); glibc's allocator showed in every profile of the move path, and
@@ -75,10 +75,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             match command {
                 UserCommand::Create { username, email } => {
                     let password = read_password()?;
-                    let user =
-                        accounts::register(&db, &hasher, None, &username, &email, password, now)
-                            .await
-                            .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    let new = accounts::NewAccount {
+                        username,
+                        email,
+                        password,
+                    };
+                    let user = accounts::register(&db, &hasher, None, new, now)
+                        .await
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
                     println!("created user {} ({})", user.username, user.id);
                     println!(
                         "{} is not confirmed yet; no mail goes to it until the user asks for a confirmation mail (POST /api/v1/me/email/confirmation) and follows its link",

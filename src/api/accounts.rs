@@ -5,18 +5,19 @@ use chrono::DateTime;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::api::openapi::named::*;
+use crate::api::responses::*;
 
-use super::Text;
+use super::extract::Text;
 use super::views::{AccountView, MeView, PublicUserView, TokenView, VacationView};
 use crate::api::auth::require_login_token;
-use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller, Credential};
+use crate::http::AppState;
 use crate::http::ClientAddress;
-use crate::service::accounts::{self, AccountChanges};
+use crate::http::problem::ApiError;
+use crate::service::accounts::{self, AccountChanges, LoginRequest, NewAccount, PasswordChange};
+use crate::service::model::notification::{Settings, SettingsChange};
 use crate::service::vacations::VacationAction;
-use crate::service::{addresses, notifications, vacations};
-use crate::startup::AppState;
+use crate::service::{addresses, notification_settings, vacations};
 
 /// A new account.
 #[derive(Deserialize, ToSchema)]
@@ -53,14 +54,13 @@ pub async fn register(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let user = accounts::sign_up(
-        &state.db,
-        &state.hasher,
-        &state.notifier,
-        &state.limits,
+        state.accounts(),
         client.0,
-        &body.username,
-        &body.email,
-        body.password.into(),
+        NewAccount {
+            username: body.username.into(),
+            email: body.email.into(),
+            password: body.password.into(),
+        },
         state.clock.now(),
     )
     .await?;
@@ -106,13 +106,12 @@ pub async fn login(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let token = accounts::sign_in(
-        &state.db,
-        &state.hasher,
-        &state.tokens,
-        &state.limits,
+        state.accounts(),
         client.0,
-        body.username.into(),
-        body.password.into(),
+        LoginRequest {
+            login: body.username.into(),
+            password: body.password.into(),
+        },
         state.clock.now(),
     )
     .await?;
@@ -218,9 +217,8 @@ pub async fn update_me(
         time_zone: body.time_zone.map(String::from),
     };
     let account = accounts::update(
-        &state.db,
-        &state.notifier,
-        state.mail_allowance(client.0),
+        state.accounts(),
+        client.0,
         user.id,
         changes,
         state.clock.now(),
@@ -260,12 +258,12 @@ pub async fn change_password(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let token = accounts::change_password(
-        &state.db,
-        &state.hasher,
-        &state.tokens,
+        state.accounts(),
         user.id,
-        body.current_password.into(),
-        body.new_password.into(),
+        PasswordChange {
+            current: body.current_password.into(),
+            new: body.new_password.into(),
+        },
         state.clock.now(),
     )
     .await?;
@@ -300,15 +298,7 @@ pub async fn resend_confirmation(
     user: AuthUser,
     client: ClientAddress,
 ) -> Result<HttpResponse, ApiError> {
-    let allowance = state.mail_allowance(client.0);
-    addresses::resend_confirmation(
-        &state.db,
-        &state.notifier,
-        allowance,
-        user.id,
-        state.clock.now(),
-    )
-    .await?;
+    addresses::resend_confirmation(state.accounts(), client.0, user.id, state.clock.now()).await?;
     Ok(HttpResponse::Accepted().finish())
 }
 
@@ -335,9 +325,7 @@ pub async fn request_password_reset(
     body: web::Json<ResetRequestBody>,
 ) -> Result<HttpResponse, ApiError> {
     addresses::ask_password_reset(
-        &state.db,
-        &state.notifier,
-        &state.limits,
+        state.accounts(),
         client.0,
         &state.after_answer,
         body.into_inner().email.into(),
@@ -374,9 +362,7 @@ pub async fn reset_password(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     addresses::reset_password(
-        &state.db,
-        &state.hasher,
-        &state.notifier.links,
+        state.accounts(),
         body.token.into(),
         body.new_password.into(),
         state.clock.now(),
@@ -388,21 +374,21 @@ pub async fn reset_password(
 /// The caller's notification settings.
 #[utoipa::path(get, path = "/api/v1/me/notifications", tag = "notifications", operation_id = "getNotificationSettings",
     security(("bearer" = [])),
-    responses((status = 200, description = "The settings.", body = notifications::Settings)))]
+    responses((status = 200, description = "The settings.", body = Settings)))]
 pub async fn notification_settings(
     state: web::Data<AppState>,
     user: AuthUser,
 ) -> Result<HttpResponse, ApiError> {
-    let settings = notifications::get_settings(&state.db, user.id).await?;
+    let settings = notification_settings::get_settings(&state.db, user.id).await?;
     Ok(HttpResponse::Ok().json(settings))
 }
 
 /// Changes some notification settings; the fields not sent keep their values.
 #[utoipa::path(patch, path = "/api/v1/me/notifications", tag = "notifications", operation_id = "updateNotificationSettings",
     security(("bearer" = [])),
-    request_body = notifications::SettingsChange,
+    request_body = SettingsChange,
     responses(
-        (status = 200, description = "The settings after the change.", body = notifications::Settings),
+        (status = 200, description = "The settings after the change.", body = Settings),
         (status = 422, response = Unprocessable),
     ))]
 pub async fn update_notification_settings(
@@ -414,10 +400,11 @@ pub async fn update_notification_settings(
     // settings' own validation refuses one (422, naming the field), not as an unreadable body;
     // whole numbers may be written `3.0`.
     let body = super::numbers::integers_in(body.into_inner(), "settings")?;
-    let changes: notifications::SettingsChange = serde_json::from_value(body)
+    let changes: SettingsChange = serde_json::from_value(body)
         .map_err(|e| ApiError::validation("settings", e.to_string()))?;
     let settings =
-        notifications::update_settings(&state.db, user.id, changes, state.clock.now()).await?;
+        notification_settings::update_settings(&state.db, user.id, changes, state.clock.now())
+            .await?;
     Ok(HttpResponse::Ok().json(settings))
 }
 

@@ -13,13 +13,13 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{FromRequest, HttpMessage, HttpRequest, Route, web};
 
-use crate::api::problem::ApiError;
+use crate::auth::personal_token;
+use crate::auth::scopes::Needs;
 use crate::auth::{AuthUser, Caller, Credential, LoginSession};
-use crate::pat;
-use crate::scopes::Needs;
-use crate::service::error::Unauthenticated;
+use crate::http::AppState;
+use crate::http::problem::ApiError;
+use crate::service::model::error::Unauthenticated;
 use crate::service::{accounts, tokens};
-use crate::startup::AppState;
 
 /// Where an endpoint has the session of a genuine login token confirmed: that its account still
 /// exists, its password has not changed since the token was issued, and it was not logged out.
@@ -79,7 +79,7 @@ async fn identify(req: &ServiceRequest, session: Session, needs: Needs) -> Resul
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the app state is missing")))?;
     let token = bearer_token(value).ok_or_else(invalid_token)?;
     let now = state.clock.now();
-    let (caller, user) = if pat::is_personal(token) {
+    let (caller, user) = if personal_token::is_personal(token) {
         // Nothing but its row tells whether a personal token holds: one query, on every
         // endpoint (the move endpoint's own query reads only login sessions).
         let found = tokens::authenticate(&state.db, token, now)

@@ -6,17 +6,17 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::Text;
+use super::extract::Text;
 use super::games::GameId;
 use super::http_cache;
 use super::numbers::QueryInteger;
 use super::rules::GameParam;
-use crate::api::openapi::named::*;
-use crate::api::problem::ApiError;
+use crate::api::responses::*;
 use crate::board;
+use crate::http::AppState;
+use crate::http::problem::ApiError;
 use crate::rules::GameKind;
 use crate::service::games;
-use crate::startup::AppState;
 
 /// A PNG image, described as binary text.
 pub struct Png;

@@ -5,19 +5,20 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::Text;
+use super::extract::Text;
 use super::numbers::{self, Integer, QueryInteger};
 use super::paging::{self, page_request};
 use super::views::{ChallengeView, GameView, PageView};
 use crate::api::games::ChallengeId;
-use crate::api::openapi::named::*;
-use crate::api::problem::ApiError;
+use crate::api::responses::*;
 use crate::auth::AuthUser;
 use crate::clock::TimeControl;
+use crate::http::AppState;
+use crate::http::problem::ApiError;
 #[allow(unused_imports)]
 use crate::rules::GameKind;
-use crate::service::challenges::{self, ColorChoice, Direction, NewChallenge};
-use crate::startup::AppState;
+use crate::service::challenges::{self, Direction, NewChallenge};
+use crate::service::model::challenge::ColorChoice;
 
 /// A challenge to make.
 #[derive(Deserialize, ToSchema)]

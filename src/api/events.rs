@@ -5,7 +5,7 @@
 use utoipa::{IntoParams, ToSchema};
 
 use crate::api::games::GameId;
-use crate::api::openapi::named::*;
+use crate::api::responses::*;
 use crate::service::views::Timestamp;
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -18,18 +18,18 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::api::Text;
 use crate::api::auth::bearer_token;
+use crate::api::extract::Text;
 use crate::api::numbers;
-use crate::api::problem::ApiError;
 use crate::auth::{AuthUser, Caller};
 use crate::db::Database;
+use crate::http::AppState;
 use crate::http::connections::PeerSocket;
-use crate::service::Clock;
-use crate::service::error::Unauthenticated;
+use crate::http::problem::ApiError;
 use crate::service::events::feed::{Published, ResumeError, Slot, Subscription};
 use crate::service::events::{self, HolderCredential, StreamHolder};
-use crate::startup::AppState;
+use crate::service::model::error::Unauthenticated;
+use crate::service::model::time::Clock;
 
 /// How long an `EventSource` waits before it reconnects after the stream breaks.
 const RECONNECT_HINT_MS: u32 = 2_000;

@@ -4,17 +4,18 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::Text;
+use super::extract::Text;
 use super::http_cache;
 use super::numbers::{Integer, QueryInteger};
 use super::paging::{self, page_request};
 use super::views::{DiceView, GameView, HistoryView, MovePlayedView, MoveView, PageView};
 use crate::api::auth::confirm_session;
-use crate::api::openapi::named::*;
-use crate::api::problem::ApiError;
+use crate::api::responses::*;
 use crate::auth::{AuthUser, Caller};
-use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
-use crate::startup::AppState;
+use crate::http::AppState;
+use crate::http::problem::ApiError;
+use crate::service::games::{self, DrawAction, DrawRequest, MoveRequest, StatusFilter};
+use crate::service::model::game::GameDetails;
 
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -214,9 +215,9 @@ pub async fn play(
     let played = games::play(
         &state.db,
         &state.notifier,
-        game_id,
         caller,
         MoveRequest {
+            game_id,
             text: text.into(),
             ply,
         },
@@ -268,9 +269,11 @@ async fn draw(
     let details = games::draw(
         &state.db,
         &state.notifier,
-        id,
         user.clone(),
-        action,
+        DrawRequest {
+            game_id: id,
+            action,
+        },
         state.clock.now(),
     )
     .await?;

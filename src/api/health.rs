@@ -4,9 +4,10 @@ use actix_web::{HttpResponse, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::api::openapi::{self, named::*};
-use crate::api::problem::ApiError;
-use crate::startup::AppState;
+use crate::api::responses::*;
+use crate::http::AppState;
+use crate::http::problem::ApiError;
+use crate::service::views::schema::OpenApiDocument;
 
 /// How the process is.
 #[derive(Serialize, ToSchema)]
@@ -58,19 +59,27 @@ pub async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ApiError
     security((), ("bearer" = [])),
     responses((status = 200, description = "The OpenAPI description of the server.",
         body = Value, content_type = "application/yaml")))]
-pub async fn openapi_yaml() -> HttpResponse {
+pub async fn openapi_yaml(description: web::Data<Description>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/yaml")
-        .body(openapi::YAML.as_str())
+        .body(description.yaml)
 }
 
 /// This document, in JSON.
 #[utoipa::path(get, path = "/api/v1/openapi.json", tag = "health", operation_id = "openapiJson",
     security((), ("bearer" = [])),
     responses((status = 200, description = "The OpenAPI description of the server.",
-        body = Object, content_type = "application/json")))]
-pub async fn openapi_json() -> HttpResponse {
+        body = OpenApiDocument, content_type = "application/json")))]
+pub async fn openapi_json(description: web::Data<Description>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(openapi::JSON.as_str())
+        .body(description.json)
+}
+
+/// The API's description as served, handed in by the composition root: the description is
+/// made from these very handlers, so they cannot name it themselves.
+#[derive(Clone, Copy, Debug)]
+pub struct Description {
+    pub yaml: &'static str,
+    pub json: &'static str,
 }

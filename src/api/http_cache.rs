@@ -9,7 +9,7 @@ use actix_web::{HttpRequest, HttpResponse, HttpResponseBuilder};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::api::problem::ApiError;
+use crate::http::problem::ApiError;
 
 /// Private: the answer is for its caller, so no shared cache may keep it. `no-cache`: a client
 /// may keep it but asks again, with the tag, before using it.

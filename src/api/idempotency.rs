@@ -14,11 +14,11 @@ use actix_web::web::{self, Bytes};
 use actix_web::{HttpMessage, HttpResponse};
 use futures_util::StreamExt;
 
-use crate::api::MAX_BODY_BYTES;
-use crate::api::problem::ApiError;
 use crate::auth::Caller;
-use crate::service::idempotency::{self, Claim, KeptAnswer, KeyOwner, KeyedRequest, Made};
-use crate::startup::AppState;
+use crate::http::AppState;
+use crate::http::MAX_BODY_BYTES;
+use crate::http::problem::ApiError;
+use crate::service::idempotency::{self, Claim, KeptAnswer, KeyOwner, KeyedRequest, Made, Sent};
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// The header of an answer given again, as the move endpoint's own replays carry it.
@@ -97,9 +97,11 @@ async fn prepare(
         &state.tokens.answers,
         owner,
         &key,
-        req.method().as_str(),
-        req.path(),
-        &body,
+        Sent {
+            method: req.method().as_str(),
+            path: req.path(),
+            body: &body,
+        },
     )?;
     req.set_payload(Payload::from(body));
     Ok((state, keyed))

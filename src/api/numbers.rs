@@ -10,7 +10,7 @@ use std::ops::RangeInclusive;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::{Number, Value};
 
-use crate::api::problem::ApiError;
+use crate::http::problem::ApiError;
 
 /// Beyond this an integral `f64` is not converted: it is out of every range the API has, and
 /// saturating keeps the caller's range check (and its message) in charge.

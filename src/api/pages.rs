@@ -12,7 +12,7 @@
 
 use utoipa::{IntoParams, ToSchema};
 
-use crate::api::openapi::named::*;
+use crate::api::responses::*;
 use std::sync::LazyLock;
 
 use actix_web::http::{StatusCode, header};
@@ -22,12 +22,12 @@ use minijinja::{Environment, context};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::Text;
-use crate::api::problem::{ApiError, BUSY_RETRY_AFTER_SECONDS};
-use crate::links::LinkPurpose;
-use crate::service::accounts::PASSWORD_MIN_CHARS;
+use super::extract::Text;
+use crate::auth::links::LinkPurpose;
+use crate::http::AppState;
+use crate::http::problem::{ApiError, BUSY_RETRY_AFTER_SECONDS};
 use crate::service::addresses;
-use crate::startup::AppState;
+use crate::service::model::account::PASSWORD_MIN_CHARS;
 
 /// The paths of the pages, which [`security_headers`] wrap.
 pub const PATHS: [&str; 3] = ["/confirm-email", "/reset-password", "/unsubscribe"];
@@ -259,9 +259,7 @@ pub struct ResetForm {
 pub async fn reset_submit(state: web::Data<AppState>, form: web::Form<ResetForm>) -> HttpResponse {
     let form = form.into_inner();
     match addresses::reset_password(
-        &state.db,
-        &state.hasher,
-        &state.notifier.links,
+        state.accounts(),
         form.token.into(),
         form.new_password.into(),
         state.clock.now(),

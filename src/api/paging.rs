@@ -6,8 +6,8 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponseBuilder};
 
 use crate::api::numbers::QueryInteger;
-use crate::api::problem::ApiError;
-use crate::service::PageRequest;
+use crate::http::problem::ApiError;
+use crate::service::model::page::PageRequest;
 
 /// The highest page a listing may ask for (`openapi.yaml` says the same).
 pub const MAX_PAGE: i64 = PageRequest::MAX_PAGE;

@@ -2,14 +2,15 @@
 
 use utoipa::{IntoParams, ToSchema};
 
-use crate::api::openapi::named::*;
+use crate::api::responses::*;
 use crate::service::views::GameOptions;
+use crate::service::views::schema::RequestedOptions;
 use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Text;
-use crate::api::problem::ApiError;
+use super::extract::Text;
+use crate::http::problem::ApiError;
 use crate::rules::record::{self, Record, RecordError};
 use crate::rules::{
     Engine, GameKind, MoveAndPosition, OptionSpec, Outcome, PlayError, PositionError, Side,
@@ -98,7 +99,7 @@ pub struct PositionBody {
     #[schema(value_type = String)]
     position: Text,
     /// The game's options; missing ones take their defaults.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<RequestedOptions>)]
     options: Option<Value>,
 }
 
@@ -161,7 +162,7 @@ pub struct PlayBody {
     #[schema(value_type = String)]
     mv: Text,
     /// The game's options; missing ones take their defaults.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<RequestedOptions>)]
     options: Option<Value>,
 }
 

@@ -4,15 +4,15 @@ use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::Text;
+use super::extract::Text;
 use super::numbers::Integer;
-use crate::api::openapi::named::*;
-use crate::api::problem::ApiError;
-use crate::auth::{AuthUser, Caller};
+use crate::api::responses::*;
 #[allow(unused_imports)]
-use crate::scopes::Scope;
+use crate::auth::scopes::Scope;
+use crate::auth::{AuthUser, Caller};
+use crate::http::AppState;
+use crate::http::problem::ApiError;
 use crate::service::tokens::{self, CreatedToken, NewToken, TokenView};
-use crate::startup::AppState;
 
 /// A personal access token to make.
 #[derive(Deserialize, ToSchema)]

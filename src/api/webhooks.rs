@@ -2,20 +2,20 @@
 
 use utoipa::{IntoParams, ToSchema};
 
-use crate::api::openapi::named::*;
+use crate::api::responses::*;
 use crate::api::views::PageView;
 use crate::service::views::schema::WebhookEventType;
 use crate::service::webhooks::{DeliveryView, WebhookWithSecret};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
-use super::Text;
+use super::extract::Text;
 use super::numbers::QueryInteger;
 use super::paging::{self, page_request};
-use crate::api::problem::ApiError;
 use crate::auth::AuthUser;
+use crate::http::AppState;
+use crate::http::problem::ApiError;
 use crate::service::webhooks::{self, NewWebhook, WebhookChanges, WebhookView};
-use crate::startup::AppState;
 
 /// A webhook to make.
 #[derive(Deserialize, ToSchema)]
@@ -133,19 +133,13 @@ pub async fn update(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let changes = WebhookChanges {
+        id: path.into_inner().0,
         url: body.url.map(String::from),
         events: names(body.events),
         enabled: body.enabled,
     };
-    let webhook = webhooks::update(
-        &state.db,
-        state.webhooks,
-        path.into_inner().0,
-        user,
-        changes,
-        state.clock.now(),
-    )
-    .await?;
+    let webhook =
+        webhooks::update(&state.db, state.webhooks, user, changes, state.clock.now()).await?;
     Ok(HttpResponse::Ok().json(webhook))
 }
 

@@ -10,8 +10,8 @@
 //! `data-square-black`, Black's (25 − n), since each side writes its moves in its own numbers;
 //! the bar and the tray are cells too (`bar`, `off`), for a move to name by a click.
 
+use super::pieces::{About, colours, open_piece};
 use super::svg::Svg;
-use super::{About, colours, open_piece};
 use crate::rules::Side;
 use crate::rules::backgammon::{Position, summary};
 
@@ -106,7 +106,7 @@ fn die(svg: &mut Svg, side: Side, x: f64, y: f64, value: u8) {
             ("stroke-width", "1.5".to_owned()),
         ],
     );
-    for &(dx, dy) in super::pips(value) {
+    for &(dx, dy) in super::pieces::pips(value) {
         svg.circle(x + dx * 9.0, y + dy * 9.0, 3.2, &[("fill", ink.to_owned())]);
     }
     svg.close();

@@ -5,7 +5,7 @@
 //! marked `S`.
 
 use super::grid::{Board, CELL};
-use super::{About, colours, open_piece};
+use super::pieces::{About, colours, open_piece};
 use crate::rules::Side;
 use crate::rules::cubulus::{Orientation, Placed, Position};
 use crate::rules::notation::Square;
@@ -42,7 +42,7 @@ fn die(board: &mut Board, side: Side, square: Square, o: Orientation) {
         ],
     );
     let step = top * 0.28;
-    for &(dx, dy) in super::pips(o.top()) {
+    for &(dx, dy) in super::pieces::pips(o.top()) {
         board.svg.circle(
             x + dx * step,
             y + dy * step,

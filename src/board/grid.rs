@@ -1,8 +1,8 @@
 //! Squared boards: the grid with its coordinates (column letters below and above, row numbers
 //! left and right, White's side at the bottom), and Cheversi on it.
 
+use super::pieces::{About, colours, open_piece};
 use super::svg::Svg;
-use super::{About, colours, open_piece};
 use crate::rules::Side;
 use crate::rules::cheversi::{self, Position as CheversiPosition};
 use crate::rules::notation::{COLUMN_LETTERS, Square};

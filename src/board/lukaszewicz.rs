@@ -2,9 +2,9 @@
 //! Prosterno's pieces as plain discs, Basileus's pawns as discs, figures as diamonds and the
 //! basileus as a crowned disc.
 
-use super::About;
 use super::grid::{Board, CELL};
-use super::{colours, open_piece};
+use super::pieces::About;
+use super::pieces::{colours, open_piece};
 use crate::rules::Side;
 use crate::rules::lukaszewicz::basileus::{Piece, Position as BasileusPosition};
 use crate::rules::lukaszewicz::nubulus::Position as NubulusPosition;

@@ -11,14 +11,15 @@ mod backgammon;
 mod cubulus;
 mod grid;
 mod lukaszewicz;
+mod pieces;
 pub mod png;
 mod suluc;
 pub mod svg;
 
 use serde_json::Value;
 
-use crate::rules::diagram::status_line;
-use crate::rules::{Game, GameKind, LoadedPosition, OptionsError, PositionError, Side, cheversi};
+use self::pieces::About;
+use crate::rules::{Game, GameKind, OptionsError, PositionError, cheversi};
 
 /// The SVG of `position` (any form the game's parser accepts) under `options` (`null`: the
 /// defaults).
@@ -180,25 +181,6 @@ fn mark_squares(svg: String, changed: &std::collections::BTreeSet<String>) -> St
     }
 }
 
-/// What every picture says besides the board: the game, who moves or how it ended, and the text
-/// diagram for screen readers.
-pub(crate) struct About {
-    pub title: String,
-    pub status: String,
-    pub diagram: String,
-}
-
-impl About {
-    fn of(name: &str, loaded: &dyn LoadedPosition) -> About {
-        let status = status_line(loaded.side_to_move(), loaded.outcome().as_ref());
-        About {
-            title: format!("{name}: {status}"),
-            status,
-            diagram: loaded.diagram(),
-        }
-    }
-}
-
 /// A position of `G`, read with its options as the engines read them.
 fn typed<G: Game>(position: &str, options: &Value) -> Result<G::Position, PositionError> {
     let options: G::Options = if options.is_null() {
@@ -209,52 +191,6 @@ fn typed<G: Game>(position: &str, options: &Value) -> Result<G::Position, Positi
     };
     G::validate_options(&options).map_err(|OptionsError(e)| PositionError::new(e))?;
     G::parse_position(position, &options)
-}
-
-/// The colours of a side's pieces: fill, outline, and what is written on them.
-pub(crate) fn colours(side: Side) -> (&'static str, &'static str, &'static str) {
-    match side {
-        Side::White => ("#fbf7ea", "#1a1a1a", "#1a1a1a"),
-        Side::Black => ("#262626", "#000000", "#f4f4f4"),
-    }
-}
-
-/// Opens the group of one piece: `<g class="piece" data-side data-square data-piece>`.
-pub(crate) fn open_piece(svg: &mut svg::Svg, side: Side, square: &str, piece: &str) {
-    svg.open(
-        "g",
-        &[
-            ("class", "piece".to_owned()),
-            ("data-side", side.name().to_owned()),
-            ("data-square", square.to_owned()),
-            ("data-piece", piece.to_owned()),
-        ],
-    );
-}
-
-/// Where the pips of a face stand, in halves of the pip field from its middle.
-pub(crate) fn pips(value: u8) -> &'static [(f64, f64)] {
-    match value {
-        1 => &[(0.0, 0.0)],
-        2 => &[(-1.0, 1.0), (1.0, -1.0)],
-        3 => &[(-1.0, 1.0), (0.0, 0.0), (1.0, -1.0)],
-        4 => &[(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)],
-        5 => &[
-            (-1.0, -1.0),
-            (1.0, -1.0),
-            (0.0, 0.0),
-            (-1.0, 1.0),
-            (1.0, 1.0),
-        ],
-        _ => &[
-            (-1.0, -1.0),
-            (1.0, -1.0),
-            (-1.0, 0.0),
-            (1.0, 0.0),
-            (-1.0, 1.0),
-            (1.0, 1.0),
-        ],
-    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! holds a piece never matters); a soldier is a disc, the king a disc with `K` and its lives.
 
 use super::grid::{Board, CELL};
-use super::{About, colours, open_piece};
+use super::pieces::{About, colours, open_piece};
 use crate::rules::Side;
 use crate::rules::notation::Square;
 use crate::rules::suluc::{Kind, PATH_LEN, Position, line_square, path_square};

@@ -32,7 +32,7 @@ pub use reminders::{
     validate_reminder_hours,
 };
 pub use vacation::{vacation_ends_at, vacation_used_in_year, vacation_year_start};
-pub use zone::{format_deadline, format_time_left, parse_zone, zone_names};
+pub use zone::{format_deadline, format_time_left, parse_zone, zone_names, zone_or_utc};
 
 #[cfg(test)]
 mod purity {

@@ -34,6 +34,12 @@ pub fn parse_zone(name: &str) -> Result<Tz, String> {
     })
 }
 
+/// A zone as stored with an account. One that no longer reads (a name dropped from the zone
+/// database) counts as UTC rather than stopping the games of its player.
+pub fn zone_or_utc(name: &str) -> Tz {
+    name.parse().unwrap_or(Tz::UTC)
+}
+
 /// Every zone name [`parse_zone`] takes as it is, sorted: the choices a form offers.
 pub fn zone_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = TZ_VARIANTS.iter().map(|zone| zone.name()).collect();

@@ -1,11 +1,11 @@
 //! Challenges as stored: one by id, the pending ones a user lists, and the one-way move out of
 //! `pending`.
 
-use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::DbConn;
-use super::models::{Challenge, status};
+use super::columns::{ChallengeStatus, Flag};
+use super::connection::DbConn;
+use super::models::Challenge;
 use super::schema::challenges;
 
 /// Which challenges to list.
@@ -22,7 +22,7 @@ pub enum Direction {
 /// Stores a new challenge.
 pub fn insert(conn: &mut DbConn, challenge: &Challenge) -> QueryResult<()> {
     diesel::insert_into(challenges::table)
-        .values(challenge)
+        .values(challenge.clone())
         .execute(conn)
         .map(drop)
 }
@@ -41,13 +41,13 @@ fn pending_for<'a>(
     direction: Direction,
 ) -> challenges::BoxedQuery<'a, <DbConn as Connection>::Backend> {
     let pending = challenges::table
-        .filter(challenges::status.eq(status::PENDING))
+        .filter(challenges::status.eq(ChallengeStatus::Pending))
         .into_boxed();
     match direction {
         Direction::Incoming => pending.filter(challenges::opponent_id.eq(user_id.to_owned())),
         Direction::Outgoing => pending.filter(challenges::challenger_id.eq(user_id.to_owned())),
         Direction::Open => pending
-            .filter(challenges::open.eq(1))
+            .filter(challenges::open.eq(Flag(true)))
             .filter(challenges::challenger_id.ne(user_id.to_owned())),
     }
 }
@@ -73,26 +73,20 @@ pub fn list_pending(
         .load(conn)
 }
 
-/// Moves a pending challenge to `new_status`; false when it was no longer pending (a concurrent
-/// request answered it first).
-pub fn close_if_pending(
-    conn: &mut DbConn,
-    id: &str,
-    new_status: &str,
-    opponent_id: Option<&str>,
-    game_id: Option<&str>,
-    at: NaiveDateTime,
-) -> QueryResult<bool> {
+/// Stores the answer to a challenge (its new status, opponent, game and time, as `answered`
+/// holds them) if it is still pending; false when it was not (a concurrent request answered it
+/// first).
+pub fn close_if_pending(conn: &mut DbConn, answered: &Challenge) -> QueryResult<bool> {
     let updated = diesel::update(
         challenges::table
-            .filter(challenges::id.eq(id))
-            .filter(challenges::status.eq(status::PENDING)),
+            .filter(challenges::id.eq(&answered.id))
+            .filter(challenges::status.eq(ChallengeStatus::Pending)),
     )
     .set((
-        challenges::status.eq(new_status),
-        challenges::opponent_id.eq(opponent_id),
-        challenges::game_id.eq(game_id),
-        challenges::updated_at.eq(at),
+        challenges::status.eq(answered.status),
+        challenges::opponent_id.eq(&answered.opponent_id),
+        challenges::game_id.eq(&answered.game_id),
+        challenges::updated_at.eq(answered.updated_at),
     ))
     .execute(conn)?;
     Ok(updated > 0)

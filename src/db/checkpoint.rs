@@ -28,7 +28,7 @@ use std::time::Duration;
 use diesel::RunQueryDsl;
 use diesel::sql_types::Integer;
 
-use super::{DatabaseUrl, DbConn, sqlite_page_size};
+use super::connection::{DatabaseUrl, DbConn, sqlite_page_size};
 
 /// How long the thread lets commits gather after a checkpoint before the next: long enough that
 /// a checkpoint copies many pages at once, short enough that the log stays small.
@@ -41,7 +41,7 @@ const IDLE: Duration = Duration::from_secs(1);
 /// started it over every 70 ms, and with a big database the writer's pauses for it came to a
 /// fifth of its time. Counted in bytes, not pages: a database keeps the page size it was made
 /// with (see `SQLITE_PAGE_SIZE` in `db/mod.rs`), and older ones have smaller pages.
-const RESTART_AFTER: i64 = 64 << 20;
+pub(super) const RESTART_AFTER: i64 = 64 << 20;
 
 /// What a pass may have copied for the writer to be asked to start the log over after it: the
 /// writer copies what was committed since that pass began (a few groups under load).
@@ -201,56 +201,5 @@ fn run(url: &DatabaseUrl, shared: &Weak<Shared>) {
         }
         drop(shared);
         thread::sleep(GATHER);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use diesel::connection::SimpleConnection;
-
-    use super::super::{Database, DatabaseUrl, StorageError};
-    use super::RESTART_AFTER;
-
-    /// The writer never checkpoints, so without the checkpointer the log would hold every page
-    /// ever written; with it, the log is copied back and started over, and stays near its limit.
-    #[tokio::test]
-    async fn the_log_is_checkpointed_off_the_writer_and_started_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("k.sqlite3");
-        let url = DatabaseUrl::sqlite_file(&path);
-        let db = Database::connect(&url, 2).unwrap();
-        db.write(|conn| {
-            conn.batch_execute("CREATE TABLE filler (data BLOB NOT NULL)")
-                .map_err(StorageError::from)
-        })
-        .await
-        .unwrap();
-        // Four times the log's limit, in commits of 80 KB, as fast as the disk takes them.
-        let limit = u64::try_from(RESTART_AFTER).unwrap();
-        for _ in 0..limit * 4 / 80_000 {
-            db.write(|conn| {
-                conn.batch_execute("INSERT INTO filler (data) VALUES (zeroblob(80000))")
-                    .map_err(StorageError::from)
-            })
-            .await
-            .unwrap();
-        }
-        let wal = std::fs::metadata(dir.path().join("k.sqlite3-wal"))
-            .unwrap()
-            .len();
-        // A writer this fast can commit most of another limit's worth while the checkpointer
-        // catches up on a loaded machine (seen once in CI: 1.9 times the limit after writing
-        // 2.5 times it), so the bound is loose; a log that was never started over would hold
-        // all four.
-        assert!(
-            wal < limit * 5 / 2,
-            "the write-ahead log grew to {wal} bytes for {} written",
-            limit * 4
-        );
-        let database = std::fs::metadata(&path).unwrap().len();
-        assert!(
-            database > limit * 3,
-            "only {database} bytes were copied back into the database file"
-        );
     }
 }

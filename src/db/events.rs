@@ -8,7 +8,8 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
-use super::DbConn;
+use super::columns::Flag;
+use super::connection::DbConn;
 use super::prepared::{walk_insert, written_out};
 use super::schema::{event_log, event_tickets, events};
 use super::stamp::Stamp;
@@ -22,7 +23,8 @@ pub struct NewEvent {
     pub user_id: Option<String>,
     pub other_user_id: Option<String>,
     pub game_id: Option<String>,
-    pub public: i32,
+    /// Whether the game's spectators see it.
+    pub public: Flag,
     pub created_at: NaiveDateTime,
     pub data: String,
 }
@@ -37,7 +39,8 @@ pub struct StoredEvent {
     pub user_id: Option<String>,
     pub other_user_id: Option<String>,
     pub game_id: Option<String>,
-    pub public: i32,
+    #[diesel(deserialize_as = Flag)]
+    pub public: bool,
     pub created_at: NaiveDateTime,
     pub data: String,
 }
@@ -48,7 +51,7 @@ impl StoredEvent {
     }
 
     pub fn is_public_in(&self, game_id: &str) -> bool {
-        self.public != 0 && self.game_id.as_deref() == Some(game_id)
+        self.public && self.game_id.as_deref() == Some(game_id)
     }
 }
 
@@ -113,7 +116,7 @@ impl<'a> InsertEvent<'a> {
         out.push_sql(", ");
         out.push_bind_param::<Nullable<Text>, _>(&row.game_id)?;
         out.push_sql(", ");
-        out.push_bind_param::<Integer, i32>(&row.public)?;
+        out.push_bind_param::<Integer, _>(&row.public)?;
         out.push_sql(", ");
         out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");

@@ -10,8 +10,9 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Bool, Integer, Nullable, Text, Timestamp};
 
-use super::DbConn;
-use super::models::{Game, status};
+use super::columns::{Flag, GameStatus};
+use super::connection::DbConn;
+use super::models::Game;
 use super::prepared::{Db, execute, written_out};
 use super::schema::{games, users};
 use super::stamp::Stamp;
@@ -31,7 +32,8 @@ pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
 #[derive(Clone, Debug, Queryable)]
 pub struct Player {
     pub session_version: i32,
-    pub play_forced_moves: i32,
+    #[diesel(deserialize_as = Flag)]
+    pub play_forced_moves: bool,
     pub id: String,
     pub username: String,
     pub email: String,
@@ -183,11 +185,12 @@ impl QueryFragment<Db> for GameWithPlayers<'_> {
 pub fn forced_move_settings(
     conn: &mut DbConn,
     user_ids: [&str; 2],
-) -> QueryResult<Vec<(String, i32)>> {
-    users::table
+) -> QueryResult<Vec<(String, bool)>> {
+    let rows: Vec<(String, Flag)> = users::table
         .filter(users::id.eq_any(user_ids))
         .select((users::id, users::play_forced_moves))
-        .load(conn)
+        .load(conn)?;
+    Ok(rows.into_iter().map(|(id, on)| (id, on.0)).collect())
 }
 
 /// Which of a user's games a listing covers.
@@ -213,7 +216,7 @@ fn of_user<'a>(listing: Listing<'a>) -> games::BoxedQuery<'a, <DbConn as Connect
     }
     if listing.awaiting_move {
         query = query
-            .filter(games::status.eq(status::ACTIVE))
+            .filter(games::status.eq(GameStatus::Active))
             .filter(games::to_move_id.eq(user_id));
     }
     query
@@ -261,7 +264,7 @@ pub fn count_awaiting_move(conn: &mut DbConn, user_id: &str) -> QueryResult<i64>
 /// A new game.
 pub fn insert(conn: &mut DbConn, game: &Game) -> QueryResult<()> {
     diesel::insert_into(games::table)
-        .values(game)
+        .values(game.clone())
         .execute(conn)
         .map(drop)
 }
@@ -325,7 +328,7 @@ fn save<const INDEXED: bool>(
 /// Whether a move's update of `game` leaves the indexed columns as `read` found them (see
 /// [`save_move_if_unchanged`]).
 pub(super) fn indexed_unchanged(game: &Game, read: AsRead) -> bool {
-    game.status == status::ACTIVE
+    game.status == GameStatus::Active
         && game.deadline_at == read.deadline_at
         && game.next_reminder_at == read.next_reminder_at
 }
@@ -422,7 +425,7 @@ where
         out.push_sql(", revision = revision + 1");
         if INDEXED {
             out.push_sql(", status = ");
-            out.push_bind_param::<Text, str>(&game.status)?;
+            out.push_bind_param::<Text, str>(game.status.as_str())?;
             out.push_sql(", deadline_at = ");
             out.push_bind_param::<Nullable<Timestamp>, _>(&self.deadline_at)?;
             out.push_sql(", next_reminder_at = ");
@@ -433,7 +436,7 @@ where
         out.push_sql(" AND ply = ");
         out.push_bind_param::<Integer, i32>(&self.read_ply)?;
         out.push_sql(" AND status = ");
-        out.push_bind_param::<Text, str>(status::ACTIVE)?;
+        out.push_bind_param::<Text, str>(GameStatus::Active.as_str())?;
         // Without revisions the flag is true, and the rest is bound all the same (see below).
         let (no_revisions, revisions) = match &self.revisions {
             Some(revisions) => (&false, revisions),
@@ -482,7 +485,7 @@ const NO_REVISIONS: Revisions = Revisions {
 pub fn find_active(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
     games::table
         .find(id)
-        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::status.eq(GameStatus::Active))
         .select(Game::as_select())
         .get_result(conn)
         .optional()
@@ -495,7 +498,7 @@ pub fn past_deadline(
     limit: i64,
 ) -> QueryResult<Vec<String>> {
     games::table
-        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::status.eq(GameStatus::Active))
         .filter(games::deadline_at.le(now))
         .order(games::deadline_at.asc())
         .limit(limit)
@@ -506,7 +509,7 @@ pub fn past_deadline(
 /// Up to `limit` active games whose next reminder is due at `now`, the earliest first.
 pub fn reminder_due(conn: &mut DbConn, now: NaiveDateTime, limit: i64) -> QueryResult<Vec<String>> {
     games::table
-        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::status.eq(GameStatus::Active))
         .filter(games::next_reminder_at.le(now))
         .order(games::next_reminder_at.asc())
         .limit(limit)
@@ -519,7 +522,7 @@ pub fn waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
     games::table
         // The player's own games first, through their indexes; `to_move_id` has none.
         .filter(games::white_id.eq(user_id).or(games::black_id.eq(user_id)))
-        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::status.eq(GameStatus::Active))
         .filter(games::to_move_id.eq(user_id))
         .select(Game::as_select())
         .load(conn)
@@ -529,7 +532,7 @@ pub fn waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
 pub fn clocked_waiting_for(conn: &mut DbConn, user_id: &str) -> QueryResult<Vec<Game>> {
     games::table
         .filter(games::white_id.eq(user_id).or(games::black_id.eq(user_id)))
-        .filter(games::status.eq(status::ACTIVE))
+        .filter(games::status.eq(GameStatus::Active))
         .filter(games::to_move_id.eq(user_id))
         .filter(games::time_control.is_not_null())
         .select(Game::as_select())
@@ -618,8 +621,8 @@ mod tests {
     #[test]
     fn the_written_out_read_answers_what_diesel_builds() {
         let (_dir, mut conn) = testing::scratch();
-        let white = testing::user(&mut conn, "ann", 3, 1, true);
-        let black = testing::user(&mut conn, "bob", 7, 0, false);
+        let white = testing::user(&mut conn, "ann", 3, true, true);
+        let black = testing::user(&mut conn, "bob", 7, false, false);
         let now = Utc::now().naive_utc();
         // Every column holds a value of its own, so that two columns swapped would show.
         let game = Game {
@@ -628,7 +631,7 @@ mod tests {
             options: "{\"cube\":true}".into(),
             white_id: white.id.clone(),
             black_id: black.id.clone(),
-            status: "finished".into(),
+            status: GameStatus::Finished,
             position: "position".into(),
             ply: 12,
             to_move_id: Some(black.id.clone()),
@@ -644,7 +647,7 @@ mod tests {
             dice_commitment: Some("commitment".into()),
             dice_used: 5,
             time_control: Some("{\"fischer\":1}".into()),
-            weekend_pause: 1,
+            weekend_pause: true,
             clock_white: Some(100),
             clock_black: Some(200),
             turn_started_at: Some(now - chrono::Duration::hours(3)),
@@ -652,7 +655,7 @@ mod tests {
             next_reminder_at: Some(now + chrono::Duration::hours(5)),
         };
         diesel::insert_into(games::table)
-            .values(&game)
+            .values(game.clone())
             .execute(&mut conn)
             .unwrap();
         diesel::insert_into(revoked_sessions::table)
@@ -707,8 +710,8 @@ mod tests {
     #[test]
     fn every_change_to_a_game_or_a_player_raises_its_revision() {
         let (_dir, mut conn) = testing::scratch();
-        let ann = testing::user(&mut conn, "ann", 0, 0, true);
-        let bob = testing::user(&mut conn, "bob", 0, 0, true);
+        let ann = testing::user(&mut conn, "ann", 0, false, true);
+        let bob = testing::user(&mut conn, "bob", 0, false, true);
         insert(&mut conn, &testing::game("g1", &ann.id, &bob.id)).unwrap();
         let start = Revisions {
             game: 0,
@@ -742,8 +745,8 @@ mod tests {
     #[test]
     fn a_move_is_stored_only_at_the_revisions_it_was_decided_from() {
         let (_dir, mut conn) = testing::scratch();
-        let ann = testing::user(&mut conn, "ann", 0, 0, true);
-        let bob = testing::user(&mut conn, "bob", 0, 0, true);
+        let ann = testing::user(&mut conn, "ann", 0, false, true);
+        let bob = testing::user(&mut conn, "bob", 0, false, true);
         insert(&mut conn, &testing::game("g1", &ann.id, &bob.id)).unwrap();
         let read = |conn: &mut DbConn| {
             let found = find_with_players(conn, "g1", None).unwrap().unwrap();

@@ -23,14 +23,17 @@
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, mpsc};
+
 use std::thread;
+use tokio::sync::Notify;
 
 use diesel::RunQueryDsl;
 use diesel::connection::{Connection, SimpleConnection, TransactionManager};
 use diesel::r2d2;
 
+use super::checkpoint;
+use super::connection::{DbConn, Manager, Pool, StorageError, begin_write};
 use super::prepared::{ReleaseSavepoint, RollbackToSavepoint, Savepoint};
-use super::{CommitSignal, DbConn, Pool, StorageError, begin_write};
 
 /// Most jobs in one transaction: enough that a burst of moves shares an fsync, few enough that
 /// the first of them is not kept waiting long for the last.
@@ -205,7 +208,7 @@ impl Lanes {
 fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal) {
     // The lane keeps its connection from one group to the next: taking it from the pool again
     // each time would test it with a query of its own.
-    let mut held: Option<r2d2::PooledConnection<super::Manager>> = None;
+    let mut held: Option<r2d2::PooledConnection<Manager>> = None;
     while let Ok(first) = receiver.recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -248,8 +251,8 @@ fn run_lane(receiver: &mpsc::Receiver<Job>, pool: &Pool, commits: &CommitSignal)
 /// number (which SQLite does while it orders the new pages) that means visiting every cached
 /// page. At 32 MB that walk was a tenth of the writer's time.
 fn writer(
-    mut conn: r2d2::PooledConnection<super::Manager>,
-) -> Result<r2d2::PooledConnection<super::Manager>, StorageError> {
+    mut conn: r2d2::PooledConnection<Manager>,
+) -> Result<r2d2::PooledConnection<Manager>, StorageError> {
     if let DbConn::Sqlite(sqlite) = &mut *conn {
         sqlite.batch_execute("PRAGMA wal_autocheckpoint = 0")?;
     }
@@ -417,5 +420,34 @@ impl Run {
     fn settle(mut self) -> Vec<Box<dyn Rerun>> {
         self.settled.append(&mut self.current);
         self.settled
+    }
+}
+
+/// Who learns that a write was committed (events may have been written): this process's event
+/// feed, on PostgreSQL the other processes, through the `NOTIFY` the listener sends, and on
+/// SQLite the checkpointer.
+pub(crate) struct CommitSignal {
+    pub(super) local: Arc<Notify>,
+    pub(super) others: Option<Arc<Notify>>,
+    pub(super) checkpoints: Option<checkpoint::Checkpoints>,
+}
+
+impl CommitSignal {
+    pub(super) fn after_commit(&self) {
+        self.local.notify_one();
+        if let Some(others) = &self.others {
+            others.notify_one();
+        }
+        if let Some(checkpoints) = &self.checkpoints {
+            checkpoints.after_commit();
+        }
+    }
+
+    /// Whether the writer should checkpoint the rest of the log now, so that its next commit
+    /// starts the log over (see `checkpoint`).
+    fn log_restart_wanted(&self) -> bool {
+        self.checkpoints
+            .as_ref()
+            .is_some_and(checkpoint::Checkpoints::log_restart_wanted)
     }
 }

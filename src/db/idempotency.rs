@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::DbConn;
+use super::connection::DbConn;
 use super::schema::idempotency_keys;
 
 /// A key as stored: who sent it, which request, and its answer once there is one.

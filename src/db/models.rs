@@ -1,10 +1,13 @@
-//! Rows as they are stored. The API's views are built from these in `crate::api`.
+//! Rows as they are stored. The services type what a row holds beyond its columns' types
+//! (`service::model`); the API's bodies are built from the services' answers (`service::views`).
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
+use super::columns::{ChallengeStatus, Flag, GameStatus, MailStatus, StoredSide};
 use super::schema::{challenges, games, moves, outbox, rolls, users, vacations};
 use super::stamp::{MaybeStamp, Stamp};
+use crate::rules::Side;
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
 #[diesel(table_name = users)]
@@ -20,13 +23,14 @@ pub struct User {
     pub session_version: i32,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
-    /// 1 when the server plays this user's only legal move for them.
-    pub play_forced_moves: i32,
+    /// Whether the server plays this user's only legal move for them.
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub play_forced_moves: bool,
     /// An IANA zone name, for deadlines, digests and weekends.
     pub time_zone: String,
     /// When the current address was confirmed; no notification goes to an unconfirmed one.
     pub email_verified_at: Option<NaiveDateTime>,
-    /// JSON, see `service::notifications::Settings`.
+    /// JSON, see `service::model::notification::Settings`.
     pub notification_settings: String,
     pub next_digest_at: Option<NaiveDateTime>,
 }
@@ -41,7 +45,7 @@ pub struct Game {
     pub options: String,
     pub white_id: String,
     pub black_id: String,
-    pub status: String,
+    pub status: GameStatus,
     pub position: String,
     pub ply: i32,
     pub to_move_id: Option<String>,
@@ -62,7 +66,8 @@ pub struct Game {
     pub dice_used: i32,
     /// JSON `clock::TimeControl`; `None` for a game without a clock.
     pub time_control: Option<String>,
-    pub weekend_pause: i32,
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub weekend_pause: bool,
     /// Banked seconds of each side at the start of its turn (time-bank controls).
     pub clock_white: Option<i32>,
     pub clock_black: Option<i32>,
@@ -84,15 +89,17 @@ pub struct Game {
 pub struct Move {
     pub game_id: String,
     pub ply: i32,
-    pub side: String,
+    #[diesel(deserialize_as = StoredSide, serialize_as = StoredSide)]
+    pub side: Side,
     pub player_id: String,
     pub submitted: String,
     pub notation: String,
     pub position: String,
     #[diesel(deserialize_as = Stamp)]
     pub created_at: NaiveDateTime,
-    /// 1 when the server played the move for the player (see `service::chance`).
-    pub automatic: i32,
+    /// Whether the server played the move for the player (see `service::effects::chance`).
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub automatic: bool,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]
@@ -105,15 +112,18 @@ pub struct Challenge {
     pub options: String,
     pub challenger_id: String,
     pub opponent_id: Option<String>,
-    pub open: i32,
+    /// Open to anyone who accepts it first.
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub open: bool,
     pub color: String,
     pub days_per_move: Option<i32>,
-    pub status: String,
+    pub status: ChallengeStatus,
     pub game_id: Option<String>,
     pub created_at: NaiveDateTime,
     pub updated_at: NaiveDateTime,
     pub time_control: Option<String>,
-    pub weekend_pause: i32,
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub weekend_pause: bool,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -124,7 +134,8 @@ pub struct Roll {
     pub game_id: String,
     pub number: i32,
     pub ply: i32,
-    pub side: String,
+    #[diesel(deserialize_as = StoredSide, serialize_as = StoredSide)]
+    pub side: Side,
     pub purpose: String,
     pub dice: String,
     pub created_at: NaiveDateTime,
@@ -154,28 +165,11 @@ pub struct OutboxRow {
     pub to_address: String,
     /// JSON `mail::Notification`.
     pub payload: String,
-    pub status: String,
+    pub status: MailStatus,
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
     pub locked_until: Option<NaiveDateTime>,
     pub last_error: Option<String>,
     pub created_at: NaiveDateTime,
     pub sent_at: Option<NaiveDateTime>,
-}
-
-/// Game and challenge states as stored.
-pub mod status {
-    pub const ACTIVE: &str = "active";
-    pub const FINISHED: &str = "finished";
-    pub const PENDING: &str = "pending";
-    pub const ACCEPTED: &str = "accepted";
-    pub const DECLINED: &str = "declined";
-    pub const CANCELLED: &str = "cancelled";
-}
-
-/// Outbox row states.
-pub mod delivery {
-    pub const PENDING: &str = "pending";
-    pub const SENT: &str = "sent";
-    pub const FAILED: &str = "failed";
 }

@@ -6,7 +6,7 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{Integer, Text, Timestamp};
 
-use super::DbConn;
+use super::connection::DbConn;
 use super::models::Move;
 use super::prepared::{execute, walk_insert, written_out};
 use super::schema::moves;
@@ -68,7 +68,7 @@ impl<'a> AppendMove<'a> {
         out.push_sql(", ");
         out.push_bind_param::<Integer, i32>(&mv.ply)?;
         out.push_sql(", ");
-        out.push_bind_param::<Text, str>(&mv.side)?;
+        out.push_bind_param::<Text, str>(mv.side.name())?;
         out.push_sql(", ");
         out.push_bind_param::<Text, str>(&mv.player_id)?;
         out.push_sql(", ");
@@ -80,7 +80,7 @@ impl<'a> AppendMove<'a> {
         out.push_sql(", ");
         out.push_bind_param::<Timestamp, _>(&self.created_at)?;
         out.push_sql(", ");
-        out.push_bind_param::<Integer, i32>(&mv.automatic)
+        out.push_bind_param::<Integer, i32>(if mv.automatic { &1 } else { &0 })
     }
 }
 

@@ -10,8 +10,9 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{Integer, Nullable, Text, Timestamp};
 
-use super::DbConn;
-use super::models::{OutboxRow, delivery};
+use super::columns::MailStatus;
+use super::connection::DbConn;
+use super::models::OutboxRow;
 use super::prepared::{Db, execute, walk_insert, written_out};
 use super::schema::{outbox, users};
 use super::stamp::Stamp;
@@ -80,7 +81,7 @@ impl<'a> InsertRow<'a> {
         out.push_sql(", ");
         out.push_bind_param::<Text, str>(&row.payload)?;
         out.push_sql(", ");
-        out.push_bind_param::<Text, str>(&row.status)?;
+        out.push_bind_param::<Text, str>(row.status.as_str())?;
         out.push_sql(", ");
         out.push_bind_param::<Integer, i32>(&row.attempts)?;
         out.push_sql(", ");
@@ -117,7 +118,8 @@ where
 /// from the query's (PostgreSQL's generic plan of a bound `status = $1` cannot).
 #[dsl::auto_type(no_type_alias)]
 fn due(now: NaiveDateTime, limit: i64) -> _ {
-    let pending: SqlLiteral<Text> = dsl::sql::<Text>(&format!("'{}'", delivery::PENDING));
+    let pending: SqlLiteral<Text> =
+        dsl::sql::<Text>(&format!("'{}'", MailStatus::Pending.as_str()));
     outbox::table
         .filter(outbox::status.eq(pending))
         .filter(outbox::next_attempt_at.le(now))
@@ -173,7 +175,7 @@ pub fn claim_due(
 /// What one delivery attempt of a row came to.
 #[derive(Clone, Debug)]
 pub struct Attempt {
-    pub status: &'static str,
+    pub status: MailStatus,
     /// Attempts so far, this one included.
     pub attempts: i32,
     pub last_error: Option<String>,
@@ -219,7 +221,7 @@ impl QueryFragment<Db> for RecordAttempt<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Db>) -> QueryResult<()> {
         let attempt = self.attempt;
         out.push_sql("UPDATE outbox SET status = ");
-        out.push_bind_param::<Text, str>(attempt.status)?;
+        out.push_bind_param::<Text, str>(attempt.status.as_str())?;
         out.push_sql(", attempts = ");
         out.push_bind_param::<Integer, i32>(&attempt.attempts)?;
         out.push_sql(", last_error = ");
@@ -249,7 +251,7 @@ impl QueryFragment<Db> for Renew<'_> {
         out.push_sql(" WHERE id = ");
         out.push_bind_param::<Text, str>(self.id)?;
         out.push_sql(" AND status = ");
-        out.push_bind_param::<Text, str>(delivery::PENDING)?;
+        out.push_bind_param::<Text, str>(MailStatus::Pending.as_str())?;
         out.push_sql(" AND locked_until = ");
         out.push_bind_param::<Timestamp, _>(&self.held)?;
         Ok(())
@@ -281,7 +283,7 @@ mod tests {
     #[test]
     fn the_written_out_insert_stores_every_column_where_it_belongs() {
         let (_dir, mut conn) = testing::scratch();
-        let user = testing::user(&mut conn, "ann", 1, 0, true);
+        let user = testing::user(&mut conn, "ann", 1, false, true);
         let now = Utc::now().naive_utc();
         // Every column holds a value of its own, so that two columns swapped would show.
         let row = OutboxRow {
@@ -291,7 +293,7 @@ mod tests {
             game_id: None,
             to_address: user.email.clone(),
             payload: "{\"payload\":1}".into(),
-            status: delivery::PENDING.into(),
+            status: MailStatus::Pending,
             attempts: 3,
             next_attempt_at: now + Duration::minutes(1),
             locked_until: Some(now + Duration::minutes(2)),

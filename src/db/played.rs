@@ -12,6 +12,7 @@ use diesel::prelude::*;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::sql_types::BigInt;
 
+use super::connection::DbConn;
 use super::events::{InsertEvent, NewEvent};
 use super::games::{self, AsRead, SaveGame};
 use super::models::{Game, Move, OutboxRow};
@@ -19,7 +20,7 @@ use super::moves::AppendMove;
 use super::outbox::InsertRow;
 use super::prepared::Db;
 use super::users::SessionKey;
-use super::{DbConn, events, moves, outbox};
+use super::{events, moves, outbox};
 
 /// What a move decided on a reader writes.
 pub struct PlayedMove<'a> {

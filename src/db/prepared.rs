@@ -17,7 +17,7 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::{Connection, QueryResult, RunQueryDsl};
 
-use super::DbConn;
+use super::connection::DbConn;
 
 /// The backend of [`DbConn`], for which the statements written out here are built.
 pub(super) type Db = <DbConn as Connection>::Backend;

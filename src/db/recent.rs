@@ -140,7 +140,6 @@ impl Weighter<String, Arc<Recent>> for GameWeight {
             Some(&game.options),
             Some(&game.white_id),
             Some(&game.black_id),
-            Some(&game.status),
             Some(&game.position),
             game.to_move_id.as_ref(),
             game.result.as_ref(),
@@ -179,7 +178,7 @@ mod tests {
     fn player(id: &str, revision: i32) -> Player {
         Player {
             session_version: 0,
-            play_forced_moves: 0,
+            play_forced_moves: false,
             id: id.into(),
             username: id.into(),
             email: format!("{id}@example.test"),

@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::DbConn;
+use super::connection::DbConn;
 use super::schema::reminders_sent;
 
 /// The reminder points (hours before the deadline) already sent for this turn.

@@ -2,7 +2,7 @@
 
 use diesel::prelude::*;
 
-use super::DbConn;
+use super::connection::DbConn;
 use super::models::Roll;
 use super::schema::rolls;
 
@@ -18,7 +18,7 @@ pub fn of_game(conn: &mut DbConn, game_id: &str) -> QueryResult<Vec<Roll>> {
 /// Records a roll of a game's dice.
 pub fn record(conn: &mut DbConn, roll: &Roll) -> QueryResult<()> {
     diesel::insert_into(rolls::table)
-        .values(roll)
+        .values(roll.clone())
         .execute(conn)
         .map(drop)
 }

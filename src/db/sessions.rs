@@ -5,7 +5,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::DbConn;
+use super::connection::DbConn;
 use super::schema::revoked_sessions;
 
 /// Revokes a session until `expires_at`. Revoking one twice (two logouts racing) is no error.

@@ -19,7 +19,7 @@ use diesel::sql_types::{Nullable, Timestamp};
 use diesel::sqlite::Sqlite;
 use diesel::{AsExpression, FromSqlRow};
 
-use super::multi_connection_impl::MultiBackend;
+use super::connection::MultiBackend;
 
 /// A timestamp column's value, read and written as diesel does, faster on SQLite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, AsExpression, FromSqlRow)]

@@ -4,9 +4,9 @@ use chrono::Utc;
 use diesel::RunQueryDsl;
 use tempfile::TempDir;
 
+use super::connection::{DatabaseUrl, DbConn, run_migrations};
 use super::models::User;
 use super::schema::users;
-use super::{DatabaseUrl, DbConn, run_migrations};
 
 /// A connection to a new, migrated SQLite database, which lives as long as the folder.
 pub(crate) fn scratch() -> (TempDir, DbConn) {
@@ -23,7 +23,7 @@ pub(crate) fn user(
     conn: &mut DbConn,
     name: &str,
     session_version: i32,
-    play_forced_moves: i32,
+    play_forced_moves: bool,
     confirmed: bool,
 ) -> User {
     let now = Utc::now().naive_utc();
@@ -44,7 +44,7 @@ pub(crate) fn user(
         next_digest_at: None,
     };
     diesel::insert_into(users::table)
-        .values(&user)
+        .values(user.clone())
         .execute(conn)
         .unwrap();
     user
@@ -59,7 +59,7 @@ pub(crate) fn game(id: &str, white_id: &str, black_id: &str) -> super::models::G
         options: "{}".into(),
         white_id: white_id.into(),
         black_id: black_id.into(),
-        status: super::models::status::ACTIVE.into(),
+        status: super::columns::GameStatus::Active,
         position: "start".into(),
         ply: 0,
         to_move_id: Some(white_id.into()),
@@ -75,7 +75,7 @@ pub(crate) fn game(id: &str, white_id: &str, black_id: &str) -> super::models::G
         dice_commitment: None,
         dice_used: 0,
         time_control: None,
-        weekend_pause: 0,
+        weekend_pause: false,
         clock_white: None,
         clock_black: None,
         turn_started_at: None,

@@ -3,7 +3,7 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::DbConn;
+use super::connection::DbConn;
 use super::schema::{personal_tokens, users};
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]

@@ -7,7 +7,8 @@ use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use serde::Serialize;
 
-use super::DbConn;
+use super::columns::Flag;
+use super::connection::DbConn;
 use super::models::User;
 use super::schema::{revoked_sessions, users};
 
@@ -19,7 +20,7 @@ pub struct UserRef {
 }
 
 /// What an event needs to know about the person it may mail (the service reads the settings
-/// and the zone from it: `service::notifications`).
+/// and the zone from it: `service::model::users`).
 #[derive(Clone, Debug, Queryable)]
 pub struct Recipient {
     pub id: String,
@@ -33,7 +34,7 @@ pub struct Recipient {
 /// Stores a new account.
 pub fn insert(conn: &mut DbConn, user: &User) -> QueryResult<()> {
     diesel::insert_into(users::table)
-        .values(user)
+        .values(user.clone())
         .execute(conn)
         .map(drop)
 }
@@ -161,7 +162,7 @@ pub fn update_profile(conn: &mut DbConn, user: &User) -> QueryResult<()> {
             users::email.eq(&user.email),
             users::email_key.eq(&user.email_key),
             users::email_verified_at.eq(user.email_verified_at),
-            users::play_forced_moves.eq(user.play_forced_moves),
+            users::play_forced_moves.eq(Flag(user.play_forced_moves)),
             users::time_zone.eq(&user.time_zone),
             users::updated_at.eq(user.updated_at),
         ))

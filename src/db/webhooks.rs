@@ -4,7 +4,8 @@
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 
-use super::DbConn;
+use super::columns::{DeliveryStatus, Flag};
+use super::connection::DbConn;
 use super::events::StoredEvent;
 use super::schema::{events, webhook_attempts, webhook_deliveries, webhooks};
 
@@ -22,7 +23,8 @@ pub struct Webhook {
     pub secret: String,
     pub previous_secret: Option<String>,
     pub previous_secret_expires_at: Option<NaiveDateTime>,
-    pub enabled: i32,
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub enabled: bool,
     pub disabled_reason: Option<String>,
     pub last_event_id: i64,
     pub failing_since: Option<NaiveDateTime>,
@@ -38,20 +40,13 @@ pub struct Webhook {
 pub struct Delivery {
     pub webhook_id: String,
     pub event_id: i64,
-    pub status: String,
+    pub status: DeliveryStatus,
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
     pub locked_until: Option<NaiveDateTime>,
     pub retrying_since: NaiveDateTime,
     pub created_at: NaiveDateTime,
     pub delivered_at: Option<NaiveDateTime>,
-}
-
-/// Delivery states.
-pub mod status {
-    pub const PENDING: &str = "pending";
-    pub const DELIVERED: &str = "delivered";
-    pub const FAILED: &str = "failed";
 }
 
 /// One attempt as stored.
@@ -82,7 +77,7 @@ pub struct NewAttempt {
 
 pub fn insert(conn: &mut DbConn, webhook: &Webhook) -> QueryResult<()> {
     diesel::insert_into(webhooks::table)
-        .values(webhook)
+        .values(webhook.clone())
         .execute(conn)
         .map(drop)
 }
@@ -179,29 +174,37 @@ pub fn set_secret(
 
 /// Enables a disabled webhook from event `from` on.
 pub fn enable(conn: &mut DbConn, id: &str, from: i64, now: NaiveDateTime) -> QueryResult<bool> {
-    diesel::update(webhooks::table.find(id).filter(webhooks::enabled.eq(0)))
-        .set((
-            webhooks::enabled.eq(1),
-            webhooks::disabled_reason.eq(None::<String>),
-            webhooks::failing_since.eq(None::<NaiveDateTime>),
-            webhooks::last_event_id.eq(from),
-            webhooks::updated_at.eq(now),
-        ))
-        .execute(conn)
-        .map(|changed| changed == 1)
+    diesel::update(
+        webhooks::table
+            .find(id)
+            .filter(webhooks::enabled.eq(Flag(false))),
+    )
+    .set((
+        webhooks::enabled.eq(Flag(true)),
+        webhooks::disabled_reason.eq(None::<String>),
+        webhooks::failing_since.eq(None::<NaiveDateTime>),
+        webhooks::last_event_id.eq(from),
+        webhooks::updated_at.eq(now),
+    ))
+    .execute(conn)
+    .map(|changed| changed == 1)
 }
 
 /// Disables an enabled webhook; answers whether this call did (so that only one process tells
 /// the owner).
 pub fn disable(conn: &mut DbConn, id: &str, reason: &str, now: NaiveDateTime) -> QueryResult<bool> {
-    diesel::update(webhooks::table.find(id).filter(webhooks::enabled.eq(1)))
-        .set((
-            webhooks::enabled.eq(0),
-            webhooks::disabled_reason.eq(Some(reason)),
-            webhooks::updated_at.eq(now),
-        ))
-        .execute(conn)
-        .map(|changed| changed == 1)
+    diesel::update(
+        webhooks::table
+            .find(id)
+            .filter(webhooks::enabled.eq(Flag(true))),
+    )
+    .set((
+        webhooks::enabled.eq(Flag(false)),
+        webhooks::disabled_reason.eq(Some(reason)),
+        webhooks::updated_at.eq(now),
+    ))
+    .execute(conn)
+    .map(|changed| changed == 1)
 }
 
 /// Gives up the pending deliveries of a webhook (it was disabled).
@@ -209,16 +212,16 @@ pub fn fail_pending(conn: &mut DbConn, webhook_id: &str) -> QueryResult<usize> {
     diesel::update(
         webhook_deliveries::table
             .filter(webhook_deliveries::webhook_id.eq(webhook_id))
-            .filter(webhook_deliveries::status.eq(status::PENDING)),
+            .filter(webhook_deliveries::status.eq(DeliveryStatus::Pending)),
     )
-    .set(webhook_deliveries::status.eq(status::FAILED))
+    .set(webhook_deliveries::status.eq(DeliveryStatus::Failed))
     .execute(conn)
 }
 
 /// Enabled webhooks that have events to fan out up to `upto`, the furthest behind first.
 pub fn behind(conn: &mut DbConn, upto: i64, limit: i64) -> QueryResult<Vec<Webhook>> {
     webhooks::table
-        .filter(webhooks::enabled.eq(1))
+        .filter(webhooks::enabled.eq(Flag(true)))
         .filter(webhooks::last_event_id.lt(upto))
         .order((webhooks::last_event_id.asc(), webhooks::id.asc()))
         .limit(limit)
@@ -232,7 +235,7 @@ pub fn advance(conn: &mut DbConn, id: &str, from: i64, to: i64) -> QueryResult<b
     diesel::update(
         webhooks::table
             .find(id)
-            .filter(webhooks::enabled.eq(1))
+            .filter(webhooks::enabled.eq(Flag(true)))
             .filter(webhooks::last_event_id.eq(from)),
     )
     .set(webhooks::last_event_id.eq(to))
@@ -273,10 +276,10 @@ pub fn claim_due(
     limit: i64,
 ) -> QueryResult<Vec<Claimed>> {
     let enabled = webhooks::table
-        .filter(webhooks::enabled.eq(1))
+        .filter(webhooks::enabled.eq(Flag(true)))
         .select(webhooks::id);
     let due = webhook_deliveries::table
-        .filter(webhook_deliveries::status.eq(status::PENDING))
+        .filter(webhook_deliveries::status.eq(DeliveryStatus::Pending))
         .filter(webhook_deliveries::next_attempt_at.le(now))
         .filter(
             webhook_deliveries::locked_until
@@ -321,7 +324,7 @@ pub fn claim_due(
 /// What one attempt of a delivery came to.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub status: &'static str,
+    pub status: DeliveryStatus,
     /// Attempts so far, this one included.
     pub attempts: i32,
     pub next_attempt_at: NaiveDateTime,
@@ -345,8 +348,8 @@ pub fn record(
     .into_boxed();
     // A delivery given up meanwhile (its webhook disabled) stays given up, unless this attempt
     // got through.
-    if outcome.status != status::DELIVERED {
-        changes = changes.filter(webhook_deliveries::status.eq(status::PENDING));
+    if outcome.status != DeliveryStatus::Delivered {
+        changes = changes.filter(webhook_deliveries::status.eq(DeliveryStatus::Pending));
     }
     let recorded = changes
         .set((
@@ -479,7 +482,7 @@ pub fn retry(
 ) -> QueryResult<bool> {
     diesel::update(webhook_deliveries::table.find((webhook_id, event_id)))
         .set((
-            webhook_deliveries::status.eq(status::PENDING),
+            webhook_deliveries::status.eq(DeliveryStatus::Pending),
             webhook_deliveries::next_attempt_at.eq(now),
             webhook_deliveries::retrying_since.eq(now),
         ))

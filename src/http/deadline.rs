@@ -21,8 +21,10 @@ use futures_util::StreamExt;
 use futures_util::future::LocalBoxFuture;
 
 use super::connections::Accepted;
-use crate::api::MAX_BODY_BYTES;
-use crate::api::problem::ApiError;
+use super::problem::ApiError;
+
+/// The largest request body any endpoint accepts.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// The middleware; `timeout` counts from the moment the connection was accepted for its first
 /// request, and from the moment the head was read for the later ones (whose heads actix-web

@@ -5,9 +5,32 @@ use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 
 use super::templates::Rendered;
-use super::transport::DeliveryError;
 
-/// A rendered mail ready to go, as the outbox will hand it to [`Mailer::send`](super::Mailer::send).
+/// Why a message was not delivered, in words fit for the outbox row and the log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeliveryError {
+    /// Worth retrying later: the server is unreachable or busy, or the folder is not writable.
+    #[error("temporary failure: {0}")]
+    Temporary(String),
+    /// Retrying cannot help: the recipient was refused or the address is not an address.
+    #[error("permanent failure: {0}")]
+    Permanent(String),
+}
+
+impl DeliveryError {
+    pub fn is_permanent(&self) -> bool {
+        matches!(self, DeliveryError::Permanent(_))
+    }
+
+    /// The reason alone, without the temporary/permanent prefix.
+    pub fn reason(&self) -> &str {
+        match self {
+            DeliveryError::Temporary(reason) | DeliveryError::Permanent(reason) => reason,
+        }
+    }
+}
+
+/// A rendered mail ready to go, as the outbox will hand it to `transport::Mailer::send`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutgoingMail {
     /// Stable across retries (the outbox row's id): it becomes the Message-ID, so a message

@@ -9,10 +9,10 @@ pub mod message;
 pub mod templates;
 pub mod transport;
 
-pub use message::OutgoingMail;
+pub use message::{DeliveryError, OutgoingMail};
 pub use templates::{
     ChallengeAccepted, ChallengeReceived, DeadlineReminder, Digest, DigestGame, DrawOffered,
     Footer, GameOver, Notification, Outcome, PasswordReset, RenderError, Rendered, Timeout,
     VerifyEmail, WebhookDisabled, YourTurn,
 };
-pub use transport::{DeliveryError, MailConfigError, MailSettings, Mailer, SmtpUrl};
+pub use transport::{MailConfigError, MailSettings, Mailer, SmtpUrl};

@@ -10,7 +10,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use secrecy::{ExposeSecret, SecretString};
 use url::Url;
 
-use super::message::OutgoingMail;
+use super::message::{DeliveryError, OutgoingMail};
 
 /// The longest one delivery over SMTP may take. The outbox leases a row for longer
 /// (`service::outbox::LEASE`), so a worker never loses the row it is sending to another one.
@@ -19,30 +19,6 @@ pub const SEND_TIMEOUT: Duration = Duration::from_secs(20);
 /// Lettre's asynchronous transport bounds nothing else: a server that connects and then stays
 /// silent is cut off by [`SEND_TIMEOUT`].
 const SMTP_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Why a message was not delivered, in words fit for the outbox row and the log.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DeliveryError {
-    /// Worth retrying later: the server is unreachable or busy, or the folder is not writable.
-    #[error("temporary failure: {0}")]
-    Temporary(String),
-    /// Retrying cannot help: the recipient was refused or the address is not an address.
-    #[error("permanent failure: {0}")]
-    Permanent(String),
-}
-
-impl DeliveryError {
-    pub fn is_permanent(&self) -> bool {
-        matches!(self, DeliveryError::Permanent(_))
-    }
-
-    /// The reason alone, without the temporary/permanent prefix.
-    pub fn reason(&self) -> &str {
-        match self {
-            DeliveryError::Temporary(reason) | DeliveryError::Permanent(reason) => reason,
-        }
-    }
-}
 
 /// A mail setting that cannot work, reported at startup.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -6,7 +6,9 @@
 //! shape (see `backgammon::diagram`).
 
 use super::notation::COLUMN_LETTERS;
-use super::{EndReason, Outcome, Side};
+use super::outcome::EndReason;
+use super::outcome::Outcome;
+use super::side::Side;
 
 /// The first line of every diagram: who moves, or how the game ended.
 pub fn status_line(side_to_move: Side, outcome: Option<&Outcome>) -> String {

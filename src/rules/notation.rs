@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use super::{PositionError, Side};
+use super::errors::PositionError;
+use super::side::Side;
 
 /// Column letters. Nine-column boards skip `I`; eight-column boards use the first eight.
 pub const COLUMN_LETTERS: [char; 9] = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'J'];

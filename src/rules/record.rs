@@ -20,7 +20,11 @@
 
 use std::fmt;
 
-use super::{Engine, MoveAndPosition, Outcome, PlayError, Side};
+use super::engine::Engine;
+use super::engine::MoveAndPosition;
+use super::engine::PlayError;
+use super::outcome::Outcome;
+use super::side::Side;
 
 /// A parsed record: its headers in order and its moves as written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -344,7 +348,6 @@ pub fn check_result(record: &Record, replay: &Replay) -> Result<(), RecordError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::GameKind;
 
     const TEXT: &str = "[Game \"cheversi\"]\n[White \"al \\\"the\\\" ice\"]\n[Result \"1-0\"]\n\n1. KE4\n1... QD5\n2. QC6\n\n1-0\n";
 
@@ -378,50 +381,6 @@ mod tests {
         ] {
             assert_eq!(Record::parse(text).unwrap_err().line, Some(1), "{text:?}");
         }
-    }
-
-    #[test]
-    fn replay_checks_every_move_and_the_result() {
-        let engine = GameKind::Cheversi.engine().unwrap();
-        let options = serde_json::Value::Null;
-        let record = Record::parse(TEXT).unwrap();
-        let replayed = replay(engine, &options, "w", &record).unwrap();
-        assert_eq!(replayed.moves[2].notation, "QC6");
-        assert_eq!(replayed.position, replayed.moves[2].position);
-        assert_eq!(replayed.side_to_move, Side::Black);
-        assert!(
-            check_result(&record, &replayed).is_ok(),
-            "an unfinished game claims nothing yet"
-        );
-
-        let illegal = Record::parse("1. KE4\n1... QA1\n").unwrap();
-        let error = replay(engine, &options, "w", &illegal).unwrap_err();
-        assert_eq!(error.line, Some(2));
-        assert!(error.message.starts_with("move 1... `QA1`"), "{error}");
-    }
-
-    #[test]
-    fn dice_games_replay_with_their_rolls() {
-        let engine = GameKind::Suluc.engine().unwrap();
-        let options = serde_json::Value::Null;
-        let text = "1. [4] D1-D5\n1... [2] D11-D9\n";
-        let record = Record::parse(text).unwrap();
-        assert_eq!(record.moves[0].dice, Some(vec![4]));
-        assert_eq!(record.format(), format!("\n{text}\n*\n"));
-        let replayed = replay(engine, &options, "w L7 (L7)", &record).unwrap();
-        assert_eq!(replayed.position, "w L6 D5 (D9) (L6)");
-        let unrolled = Record::parse("1. D1-D5\n").unwrap();
-        let error = replay(engine, &options, "w L7 (L7)", &unrolled).unwrap_err();
-        assert!(error.message.contains("needs the roll"), "{error}");
-        let cheversi = Record::parse("1. [4] KE4\n").unwrap();
-        let error = replay(
-            GameKind::Cheversi.engine().unwrap(),
-            &options,
-            "w",
-            &cheversi,
-        )
-        .unwrap_err();
-        assert!(error.message.contains("no roll"), "{error}");
     }
 
     #[test]

@@ -5,131 +5,47 @@
 //! are unique regardless of case while registering, or changing to, an address already in use
 //! looks exactly like any other registration: no answer reveals whether an address is known.
 
-use chrono::{DateTime, Utc};
-use diesel::QueryResult;
+use std::net::IpAddr;
 
-use super::addresses;
-use super::error::{Conflict, ServiceError, Unauthenticated};
-use super::notifications::{self, Notifier};
-use super::passwords::Hasher;
+use chrono::{DateTime, Utc};
+
+use super::effects::account::{
+    Accounts, check_unique, reschedule_digest, send_confirmation, set_password_hash,
+};
+use super::effects::clocks::refresh_deadlines;
+use super::effects::mail::Notifier;
+use super::model::account::{
+    key, unconfirmed_key, validate_email, validate_password, validate_username,
+};
+use super::model::error::{ServiceError, Unauthenticated};
+use super::model::users::find_by_username;
+use crate::auth::hasher::Hasher;
 use crate::auth::{self, AuthUser, LoginSession, TokenKeys};
 use crate::db::models::User;
 use crate::db::sessions;
-use crate::db::users::{self, SessionKey, UniqueKey};
+use crate::db::users::{self, SessionKey};
 use crate::db::{Database, DbConn};
 
-pub const PASSWORD_MIN_CHARS: usize = 8;
-/// Long enough for any passphrase, short enough that hashing cannot be used to tie up the server.
-pub const PASSWORD_MAX_CHARS: usize = 256;
-
-/// A username: 3 to 32 letters, digits, `_` or `-`, starting with a letter or digit.
-pub fn validate_username(username: &str) -> Result<String, ServiceError> {
-    let username = username.trim();
-    let len = username.chars().count();
-    if !(3..=32).contains(&len) {
-        return Err(ServiceError::invalid(
-            "username",
-            "a username has 3 to 32 characters",
-        ));
-    }
-    if !username
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        || !username.starts_with(|c: char| c.is_ascii_alphanumeric())
-    {
-        return Err(ServiceError::invalid(
-            "username",
-            "a username uses only letters A-Z, digits, `_` and `-`, and starts with a letter or digit",
-        ));
-    }
-    Ok(username.to_owned())
+/// An account as someone asks for it.
+#[derive(Clone, Debug)]
+pub struct NewAccount {
+    pub username: String,
+    pub email: String,
+    pub password: String,
 }
 
-/// An email address: one `@`, something before it, a dotted domain after it, no spaces.
-pub fn validate_email(email: &str) -> Result<String, ServiceError> {
-    let email = email.trim();
-    let invalid = || {
-        ServiceError::invalid(
-            "email",
-            format!("`{email}` is not an email address like name@example.org"),
-        )
-    };
-    if email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(invalid());
-    }
-    let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
-    let domain_ok = !domain.contains('@')
-        && domain.contains('.')
-        && domain
-            .split('.')
-            .all(|label| !label.is_empty() && !label.starts_with('-'));
-    if local.is_empty() || local.len() > 64 || !domain_ok {
-        return Err(invalid());
-    }
-    Ok(email.to_owned())
+/// A sign-in: a username or a confirmed email address, and the password.
+#[derive(Clone, Debug)]
+pub struct LoginRequest {
+    pub login: String,
+    pub password: String,
 }
 
-pub fn validate_password(password: &str, field: &'static str) -> Result<(), ServiceError> {
-    let len = password.chars().count();
-    if len < PASSWORD_MIN_CHARS {
-        return Err(ServiceError::invalid(
-            field,
-            format!("a password has at least {PASSWORD_MIN_CHARS} characters"),
-        ));
-    }
-    if len > PASSWORD_MAX_CHARS {
-        return Err(ServiceError::invalid(
-            field,
-            format!("a password has at most {PASSWORD_MAX_CHARS} characters"),
-        ));
-    }
-    Ok(())
-}
-
-/// The case-insensitive key that uniqueness is judged by.
-pub(super) fn key(text: &str) -> String {
-    text.to_lowercase()
-}
-
-/// The `email_key` of an account whose address is not confirmed yet (see the module comment).
-fn unconfirmed_key(user_id: &str) -> String {
-    format!("unconfirmed:{user_id}")
-}
-
-fn username_taken(username: &str) -> ServiceError {
-    ServiceError::conflict(
-        Conflict::UsernameTaken,
-        format!(
-            "the username `{username}` is already taken (usernames ignore case); choose another"
-        ),
-    )
-}
-
-pub(super) fn email_taken() -> ServiceError {
-    ServiceError::conflict(
-        Conflict::EmailTaken,
-        "an account with this email address already exists; log in, or use another address",
-    )
-}
-
-/// Rejects a username or email that another account has, ignoring case.
-pub(super) fn check_unique(
-    conn: &mut DbConn,
-    username: Option<&str>,
-    email: Option<&str>,
-    except_id: Option<&str>,
-) -> Result<(), ServiceError> {
-    if let Some(username) = username
-        && users::count_holding(conn, UniqueKey::Username(&key(username)), except_id)? > 0
-    {
-        return Err(username_taken(username));
-    }
-    if let Some(email) = email
-        && users::count_holding(conn, UniqueKey::Email(&key(email)), except_id)? > 0
-    {
-        return Err(email_taken());
-    }
-    Ok(())
+/// A password change: the current password, checked, and the new one.
+#[derive(Clone, Debug)]
+pub struct PasswordChange {
+    pub current: String,
+    pub new: String,
 }
 
 /// Creates an account. With a notifier, the confirmation mail is written in the same
@@ -138,13 +54,12 @@ pub async fn register(
     db: &Database,
     hasher: &Hasher,
     notifier: Option<&Notifier>,
-    username: &str,
-    email: &str,
-    password: String,
+    new: NewAccount,
     now: DateTime<Utc>,
 ) -> Result<User, ServiceError> {
-    let username = validate_username(username)?;
-    let email = validate_email(email)?;
+    let username = validate_username(&new.username)?;
+    let email = validate_email(&new.email)?;
+    let password = new.password;
     validate_password(&password, "password")?;
     // A read is far cheaper than a hash: a name already taken is refused before hashing, so
     // that registering it over and over costs the server no more than reading. The write
@@ -165,7 +80,7 @@ pub async fn register(
         session_version: 0,
         created_at: naive_now,
         updated_at: naive_now,
-        play_forced_moves: 0,
+        play_forced_moves: false,
         time_zone: "UTC".to_owned(),
         email_verified_at: None,
         notification_settings: "{}".to_owned(),
@@ -176,7 +91,7 @@ pub async fn register(
         check_unique(conn, Some(&user.username), None, None)?;
         users::insert(conn, &user)?;
         if let Some(notifier) = &notifier {
-            addresses::send_confirmation(conn, notifier, &user, now)?;
+            send_confirmation(conn, notifier, &user, now)?;
         }
         Ok(user)
     })
@@ -197,10 +112,10 @@ pub async fn login(
     db: &Database,
     hasher: &Hasher,
     keys: &TokenKeys,
-    login: String,
-    password: String,
+    request: LoginRequest,
     now: DateTime<Utc>,
 ) -> Result<String, ServiceError> {
+    let LoginRequest { login, password } = request;
     let user = db.read(move |conn| find_by_login(conn, &login)).await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
     let verified = hasher.verify(password, stored).await?;
@@ -217,48 +132,43 @@ pub async fn login(
 /// Signs up from `client` as either face does: refused while the client has registered too
 /// often or too many account mails went to the address, then [`register`] with its
 /// confirmation mail.
-#[allow(clippy::too_many_arguments)]
 pub async fn sign_up(
-    db: &Database,
-    hasher: &Hasher,
-    notifier: &Notifier,
-    limits: &std::sync::Arc<crate::limits::Limits>,
-    client: std::net::IpAddr,
-    username: &str,
-    email: &str,
-    password: String,
+    accounts: Accounts<'_>,
+    client: IpAddr,
+    new: NewAccount,
     now: DateTime<Utc>,
 ) -> Result<User, ServiceError> {
-    limits
+    accounts
+        .limits
         .registrations_per_client
         .check(&client)
         .map_err(ServiceError::Limited)?;
-    addresses::MailAllowance {
-        limits: limits.clone(),
-        client,
-    }
-    .spend(email)?;
-    register(db, hasher, Some(notifier), username, email, password, now).await
+    accounts.mail_allowance(client).spend(&new.email)?;
+    register(
+        accounts.db,
+        accounts.hasher,
+        Some(accounts.notifier),
+        new,
+        now,
+    )
+    .await
 }
 
 /// Signs in from `client` as either face does: one attempt at a time per client, refused
 /// while the client or the account has failed too often, a failure counted against both.
-#[allow(clippy::too_many_arguments)]
 pub async fn sign_in(
-    db: &Database,
-    hasher: &Hasher,
-    keys: &TokenKeys,
-    limits: &crate::limits::Limits,
-    client: std::net::IpAddr,
-    login_name: String,
-    password: String,
+    accounts: Accounts<'_>,
+    client: IpAddr,
+    request: LoginRequest,
     now: DateTime<Utc>,
 ) -> Result<String, ServiceError> {
+    let limits = accounts.limits;
     let _turn = limits.login_turns.wait(client).await;
+    let login_name = request.login.clone();
     limits
         .check_login(&login_name, client)
         .map_err(ServiceError::Limited)?;
-    let answer = login(db, hasher, keys, login_name.clone(), password, now).await;
+    let answer = login(accounts.db, accounts.hasher, accounts.keys, request, now).await;
     if let Err(ServiceError::Unauthenticated(Unauthenticated::WrongCredentials)) = &answer {
         limits.login_failed(&login_name, client);
     }
@@ -327,11 +237,6 @@ pub async fn me(db: &Database, id: String) -> Result<(User, i64), ServiceError> 
     .await
 }
 
-/// A user by username, ignoring case.
-pub fn find_by_username(conn: &mut DbConn, username: &str) -> QueryResult<Option<User>> {
-    users::find_by_username_key(conn, &key(username.trim()))
-}
-
 pub async fn by_username(db: &Database, username: String) -> Result<User, ServiceError> {
     db.read(move |conn| {
         find_by_username(conn, &username)?
@@ -355,13 +260,13 @@ pub struct AccountChanges {
 /// confirmation mail goes out in the same transaction, and until it is followed no other mail
 /// goes anywhere.
 pub async fn update(
-    db: &Database,
-    notifier: &Notifier,
-    allowance: addresses::MailAllowance,
+    accounts: Accounts<'_>,
+    client: IpAddr,
     id: String,
     changes: AccountChanges,
     now: DateTime<Utc>,
 ) -> Result<User, ServiceError> {
+    let allowance = accounts.mail_allowance(client);
     let username = changes
         .username
         .as_deref()
@@ -374,84 +279,62 @@ pub async fn update(
         .map(|name| crate::clock::parse_zone(name.trim()))
         .transpose()
         .map_err(|message| ServiceError::invalid("time_zone", message))?;
-    let notifier = notifier.clone();
-    db.write(move |conn| {
-        check_unique(conn, username.as_deref(), None, Some(&id))?;
-        let mut user = users::get(conn, &id)?;
-        if let Some(username) = username {
-            user.username_key = key(&username);
-            user.username = username;
-        }
-        let new_address = email.filter(|email| key(email) != key(&user.email));
-        if let Some(email) = &new_address {
-            allowance.spend(email)?;
-            user.email_key = unconfirmed_key(&user.id);
-            user.email = email.clone();
-            user.email_verified_at = None;
-        }
-        if let Some(on) = changes.play_forced_moves {
-            user.play_forced_moves = i32::from(on);
-        }
-        let zone_changed = zone.is_some_and(|zone| zone.name() != user.time_zone);
-        if let Some(zone) = zone {
-            user.time_zone = zone.name().to_owned();
-        }
-        user.updated_at = now.naive_utc();
-        users::update_profile(conn, &user)?;
-        if zone_changed || new_address.is_some() {
-            // Weekends are local, and reminders go only to a confirmed address.
-            super::vacations::refresh_deadlines(conn, &user.id)?;
-        }
-        if zone_changed {
-            notifications::reschedule_digest(conn, &user.id, now)?;
-        }
-        if new_address.is_some() {
-            addresses::send_confirmation(conn, &notifier, &user, now)?;
-        }
-        Ok(user)
-    })
-    .await
-}
-
-/// Stores a new password hash and ends every session issued before; returns the new session
-/// version. With `expected_hash`, only if the password is still the one the caller checked.
-pub(super) async fn set_password_hash(
-    db: &Database,
-    id: String,
-    new_hash: String,
-    expected_hash: Option<String>,
-    now: DateTime<Utc>,
-) -> Result<i32, ServiceError> {
-    db.write(move |conn| {
-        let user = users::get(conn, &id)?;
-        if let Some(expected) = expected_hash
-            && expected != user.password_hash
-        {
-            return Err(ServiceError::conflict(
-                Conflict::ConcurrentUpdate,
-                "the password was changed by another request at the same time; log in again",
-            ));
-        }
-        let version = user.session_version + 1;
-        users::set_password(conn, &id, &new_hash, version, now.naive_utc())?;
-        // Ended by the new version anyway.
-        sessions::forget_of_user(conn, &id)?;
-        Ok(version)
-    })
-    .await
+    let notifier = accounts.notifier.clone();
+    accounts
+        .db
+        .write(move |conn| {
+            check_unique(conn, username.as_deref(), None, Some(&id))?;
+            let mut user = users::get(conn, &id)?;
+            if let Some(username) = username {
+                user.username_key = key(&username);
+                user.username = username;
+            }
+            let new_address = email.filter(|email| key(email) != key(&user.email));
+            if let Some(email) = &new_address {
+                allowance.spend(email)?;
+                user.email_key = unconfirmed_key(&user.id);
+                user.email = email.clone();
+                user.email_verified_at = None;
+            }
+            if let Some(on) = changes.play_forced_moves {
+                user.play_forced_moves = on;
+            }
+            let zone_changed = zone.is_some_and(|zone| zone.name() != user.time_zone);
+            if let Some(zone) = zone {
+                user.time_zone = zone.name().to_owned();
+            }
+            user.updated_at = now.naive_utc();
+            users::update_profile(conn, &user)?;
+            if zone_changed || new_address.is_some() {
+                // Weekends are local, and reminders go only to a confirmed address.
+                refresh_deadlines(conn, &user.id)?;
+            }
+            if zone_changed {
+                reschedule_digest(conn, &user.id, now)?;
+            }
+            if new_address.is_some() {
+                send_confirmation(conn, &notifier, &user, now)?;
+            }
+            Ok(user)
+        })
+        .await
 }
 
 /// Changes the caller's password after checking the current one, and returns a fresh token
 /// (every older token stops working).
 pub async fn change_password(
-    db: &Database,
-    hasher: &Hasher,
-    keys: &TokenKeys,
+    accounts: Accounts<'_>,
     id: String,
-    current_password: String,
-    new_password: String,
+    change: PasswordChange,
     now: DateTime<Utc>,
 ) -> Result<String, ServiceError> {
+    let Accounts {
+        db, hasher, keys, ..
+    } = accounts;
+    let PasswordChange {
+        current: current_password,
+        new: new_password,
+    } = change;
     validate_password(&new_password, "new_password")?;
     let user = get(db, id.clone()).await?;
     let stored = user.password_hash.clone();

@@ -6,42 +6,25 @@
 //! address is only refused to whoever holds the link (so already reads that inbox).
 
 use std::net::IpAddr;
-use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::accounts::{self, check_unique, key};
-use super::error::ServiceError;
-use super::notifications::{self, Notifier, Settings};
-use super::passwords::Hasher;
+use super::effects::account::{
+    Accounts, RESET_PATH, check_unique, send_confirmation, set_password_hash, store_settings,
+};
+use super::effects::clocks::refresh_deadlines;
+use super::effects::mail::{Notifier, enqueue};
+use super::model::account::{key, validate_password};
+use super::model::error::ServiceError;
+use super::model::notification::Settings;
+use super::model::users::recipient;
+use crate::auth::links::{LinkPurpose, LinkSigner};
 use crate::clock;
+use crate::db::Database;
 use crate::db::models::User;
 use crate::db::users;
-use crate::db::{Database, DbConn};
-use crate::limits::{AccountMail, Limits};
-use crate::links::{LinkPurpose, LinkSigner};
+use crate::limits::AccountMail;
 use crate::mail::{self, Notification};
-
-/// Paths of the pages the links open (served by `api::pages`).
-pub const CONFIRM_PATH: &str = "/confirm-email";
-pub const RESET_PATH: &str = "/reset-password";
-pub const UNSUBSCRIBE_PATH: &str = "/unsubscribe";
-
-/// Whether one more confirmation mail may go to an address, asked by one client: the limits
-/// that keep the server from being used to flood someone's inbox.
-#[derive(Clone)]
-pub struct MailAllowance {
-    pub limits: Arc<Limits>,
-    pub client: IpAddr,
-}
-
-impl MailAllowance {
-    pub fn spend(&self, recipient: &str) -> Result<(), ServiceError> {
-        self.limits
-            .check_account_mail(AccountMail::Confirmation, recipient, self.client)
-            .map_err(ServiceError::Limited)
-    }
-}
 
 fn invalid_link(what: &str) -> ServiceError {
     ServiceError::invalid(
@@ -50,50 +33,27 @@ fn invalid_link(what: &str) -> ServiceError {
     )
 }
 
-/// Writes the confirmation mail for the user's current address.
-pub fn send_confirmation(
-    conn: &mut DbConn,
-    notifier: &Notifier,
-    user: &User,
-    now: DateTime<Utc>,
-) -> Result<(), ServiceError> {
-    let url = notifier.link(
-        LinkPurpose::VerifyEmail,
-        CONFIRM_PATH,
-        &user.id,
-        &key(&user.email),
-        now,
-    );
-    let to = notifications::recipient(conn, &user.id)?;
-    let expires = now + LinkPurpose::VerifyEmail.lifetime();
-    let mail = Notification::VerifyEmail(mail::VerifyEmail {
-        username: user.username.clone(),
-        verify_url: url,
-        expires: clock::format_deadline(expires, to.zone()),
-    });
-    notifications::enqueue(conn, &to, mail, None, now)?;
-    Ok(())
-}
-
 /// Sends the confirmation mail again (a lost mail, an expired link); nothing when the address is
 /// already confirmed. `allowance` says whether one more mail may go to the address.
 pub async fn resend_confirmation(
-    db: &Database,
-    notifier: &Notifier,
-    allowance: MailAllowance,
+    accounts: Accounts<'_>,
+    client: IpAddr,
     user_id: String,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
-    let notifier = notifier.clone();
-    db.write(move |conn| {
-        let user = users::get(conn, &user_id)?;
-        if user.email_verified_at.is_none() {
-            allowance.spend(&user.email)?;
-            send_confirmation(conn, &notifier, &user, now)?;
-        }
-        Ok(())
-    })
-    .await
+    let allowance = accounts.mail_allowance(client);
+    let notifier = accounts.notifier.clone();
+    accounts
+        .db
+        .write(move |conn| {
+            let user = users::get(conn, &user_id)?;
+            if user.email_verified_at.is_none() {
+                allowance.spend(&user.email)?;
+                send_confirmation(conn, &notifier, &user, now)?;
+            }
+            Ok(())
+        })
+        .await
 }
 
 /// Follows a confirmation link: the address it was sent to becomes the account's confirmed one.
@@ -121,7 +81,7 @@ pub async fn confirm(
         user.email_verified_at = Some(now.naive_utc());
         users::set_email_confirmed(conn, &user.id, &user.email_key, now.naive_utc())?;
         // Reminders go only to confirmed addresses: now they can be scheduled.
-        super::vacations::refresh_deadlines(conn, &user.id)?;
+        refresh_deadlines(conn, &user.id)?;
         Ok(user)
     })
     .await
@@ -133,18 +93,17 @@ pub async fn confirm(
 /// once, whoever has the address or nobody. The lookup and the mail run after the answer, on
 /// `after_answer`, so that neither the answer nor its timing says whether the address is known.
 pub fn ask_password_reset(
-    db: &Database,
-    notifier: &Notifier,
-    limits: &Limits,
+    accounts: Accounts<'_>,
     client: IpAddr,
     after_answer: &tokio_util::task::TaskTracker,
     email: String,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
-    limits
+    accounts
+        .limits
         .check_account_mail(AccountMail::PasswordReset, &email, client)
         .map_err(ServiceError::Limited)?;
-    let (db, notifier) = (db.clone(), notifier.clone());
+    let (db, notifier) = (accounts.db.clone(), accounts.notifier.clone());
     after_answer.spawn(async move {
         if let Err(error) = request_password_reset(&db, &notifier, email, now).await {
             tracing::error!(%error, "a password reset request failed after its answer");
@@ -175,14 +134,14 @@ pub async fn request_password_reset(
             &user.session_version.to_string(),
             now,
         );
-        let to = notifications::recipient(conn, &user.id)?;
+        let to = recipient(conn, &user.id)?;
         let expires = now + LinkPurpose::PasswordReset.lifetime();
         let mail = Notification::PasswordReset(mail::PasswordReset {
             username: user.username.clone(),
             reset_url: url,
             expires: clock::format_deadline(expires, to.zone()),
         });
-        notifications::enqueue(conn, &to, mail, None, now)?;
+        enqueue(conn, &to, mail, None, now)?;
         Ok(())
     })
     .await
@@ -190,25 +149,30 @@ pub async fn request_password_reset(
 
 /// Sets a new password from a reset link; every older token and reset link stops working.
 pub async fn reset_password(
-    db: &Database,
-    hasher: &Hasher,
-    links: &LinkSigner,
+    accounts: Accounts<'_>,
     token: String,
     new_password: String,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
-    accounts::validate_password(&new_password, "new_password")?;
-    let claims = links
+    let Accounts { db, hasher, .. } = accounts;
+    validate_password(&new_password, "new_password")?;
+    let claims = accounts
+        .notifier
+        .links
         .verify(LinkPurpose::PasswordReset, &token, now)
         .ok_or_else(|| invalid_link("password reset"))?;
-    let user = accounts::get(db, claims.sub.clone())
+    let id = claims.sub.clone();
+    let user = db
+        .read(move |conn| Ok::<_, ServiceError>(users::find(conn, &id)?))
         .await
-        .map_err(|_| invalid_link("password reset"))?;
+        .ok()
+        .flatten()
+        .ok_or_else(|| invalid_link("password reset"))?;
     if user.session_version.to_string() != claims.bound {
         return Err(invalid_link("password reset"));
     }
     let new_hash = hasher.hash(new_password).await?;
-    accounts::set_password_hash(db, user.id, new_hash, Some(user.password_hash), now)
+    set_password_hash(db, user.id, new_hash, Some(user.password_hash), now)
         .await
         .map_err(|e| match e {
             // The password changed meanwhile, through this link or another way.
@@ -234,7 +198,7 @@ pub async fn unsubscribe(
         };
         let mut settings = Settings::parse(&stored)?;
         settings.switch_off(&claims.bound);
-        notifications::store_settings(conn, &claims.sub, &settings, now)?;
+        store_settings(conn, &claims.sub, &settings, now)?;
         Ok(claims.bound.clone())
     })
     .await

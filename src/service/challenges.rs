@@ -4,44 +4,24 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::error::{Conflict, ServiceError};
-use super::events::{self, Event, EventKind};
-use super::games::{self, ClockSetup, GameDetails};
-use super::notifications::{self, Notifier};
+use super::effects::event_log::{self, Event};
+use super::effects::games;
+use super::effects::mail::{Notifier, enqueue};
+use super::model::challenge::{ChallengeDetails, ColorChoice, clock_of};
+use super::model::error::{Conflict, ServiceError};
+use super::model::event::EventKind;
+use super::model::game::{ClockSetup, GameDetails};
+use super::model::page::{Page, PageRequest};
+use super::model::users::{find_by_username, recipient, user_ref, user_refs};
 use super::views::{ChallengeView, GameView};
-use super::{Page, PageRequest, UserRef, accounts, user_ref, user_refs};
 use crate::auth::AuthUser;
 use crate::clock::TimeControl;
 pub use crate::db::challenges::Direction;
-use crate::db::models::{Challenge, status};
+use crate::db::columns::ChallengeStatus;
+use crate::db::models::Challenge;
 use crate::db::{Database, DbConn, challenges};
 use crate::mail;
 use crate::rules::GameKind;
-
-#[derive(Clone, Debug)]
-pub struct ChallengeDetails {
-    pub challenge: Challenge,
-    pub challenger: UserRef,
-    pub opponent: Option<UserRef>,
-}
-
-/// The colour the challenger wants to play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColorChoice {
-    White,
-    Black,
-    Random,
-}
-
-impl ColorChoice {
-    pub fn id(self) -> &'static str {
-        match self {
-            ColorChoice::White => "white",
-            ColorChoice::Black => "black",
-            ColorChoice::Random => "random",
-        }
-    }
-}
 
 /// A challenge as requested, before validation against the registry and the users.
 #[derive(Clone, Debug)]
@@ -90,34 +70,6 @@ impl NewChallenge {
             weekend_pause: self.weekend_pause,
         })
     }
-}
-
-/// The clock a stored challenge asks for; one that no longer reads is an error, never a game
-/// without a clock.
-pub fn clock_of(challenge: &Challenge) -> Result<ClockSetup, ServiceError> {
-    let control = match challenge.time_control.as_deref() {
-        None => TimeControl::None,
-        Some(json) => serde_json::from_str(json).map_err(|e| {
-            ServiceError::internal(format!(
-                "challenge {}: stored time control `{json}` is unreadable: {e}",
-                challenge.id
-            ))
-        })?,
-    };
-    Ok(ClockSetup {
-        control,
-        weekend_pause: challenge.weekend_pause != 0,
-    })
-}
-
-/// A stored challenge's options.
-pub fn options_of(challenge: &Challenge) -> Result<Value, ServiceError> {
-    serde_json::from_str(&challenge.options).map_err(|e| {
-        ServiceError::internal(format!(
-            "challenge {}: stored options `{}` are unreadable: {e}",
-            challenge.id, challenge.options
-        ))
-    })
 }
 
 fn not_found(id: &str) -> ServiceError {
@@ -184,7 +136,7 @@ pub async fn create(
         let opponent = match &new.opponent {
             None => None,
             Some(name) => {
-                let opponent = accounts::find_by_username(conn, name)?.ok_or_else(|| {
+                let opponent = find_by_username(conn, name)?.ok_or_else(|| {
                     ServiceError::invalid("opponent", format!("there is no user called `{name}`"))
                 })?;
                 if opponent.id == user.id {
@@ -203,19 +155,19 @@ pub async fn create(
             options: options.to_string(),
             challenger_id: user.id.clone(),
             opponent_id: opponent.map(|o| o.id),
-            open: i32::from(new.opponent.is_none()),
+            open: new.opponent.is_none(),
             color: new.color.id().to_owned(),
             days_per_move: match clock.control {
                 TimeControl::PerMove { days } => Some(days as i32),
                 _ => None,
             },
-            status: status::PENDING.into(),
+            status: ChallengeStatus::Pending,
             game_id: None,
             created_at: now,
             updated_at: now,
             time_control: (clock.control != TimeControl::None)
                 .then(|| serde_json::to_string(&clock.control).unwrap_or_default()),
-            weekend_pause: i32::from(clock.weekend_pause),
+            weekend_pause: clock.weekend_pause,
         };
         challenges::insert(conn, &challenge)?;
         let details = one_with_names(conn, challenge)?;
@@ -223,9 +175,9 @@ pub async fn create(
             EventKind::ChallengeCreated,
             &ChallengeView::new(details.clone())?,
         )?;
-        events::record(conn, vec![event], now)?;
+        event_log::record(conn, vec![event], now)?;
         if let Some(opponent) = &details.opponent {
-            let to = notifications::recipient(conn, &opponent.id)?;
+            let to = recipient(conn, &opponent.id)?;
             let received = mail::Notification::ChallengeReceived(mail::ChallengeReceived {
                 challenger: details.challenger.username.clone(),
                 game: engine.name().to_owned(),
@@ -233,7 +185,7 @@ pub async fn create(
                 time_control: describe_clock(&clock),
                 challenge_url: notifier.challenge_url(&details.challenge.id),
             });
-            notifications::enqueue(conn, &to, received, None, now.and_utc())?;
+            enqueue(conn, &to, received, None, now.and_utc())?;
         }
         Ok(details)
     })
@@ -269,7 +221,7 @@ pub async fn get(
         let challenge = find(conn, &id)?;
         let party = challenge.challenger_id == user.id
             || challenge.opponent_id.as_deref() == Some(&user.id);
-        if !party && challenge.open == 0 {
+        if !party && !challenge.open {
             return Err(not_found(&id));
         }
         one_with_names(conn, challenge)
@@ -300,27 +252,16 @@ pub async fn list(
 fn not_pending(challenge: &Challenge) -> ServiceError {
     ServiceError::conflict(
         Conflict::ChallengeNotPending,
-        format!("this challenge has already been {}", challenge.status),
+        format!(
+            "this challenge has already been {}",
+            challenge.status.as_str()
+        ),
     )
 }
 
-/// Moves a pending challenge to a final state, unless a concurrent request got there first.
-fn close(
-    conn: &mut DbConn,
-    challenge: &Challenge,
-    new_status: &str,
-    opponent_id: Option<&str>,
-    game_id: Option<&str>,
-    now: DateTime<Utc>,
-) -> Result<(), ServiceError> {
-    let closed = challenges::close_if_pending(
-        conn,
-        &challenge.id,
-        new_status,
-        opponent_id,
-        game_id,
-        now.naive_utc(),
-    )?;
+/// Stores the answer to a pending challenge, unless a concurrent request got there first.
+fn close(conn: &mut DbConn, answered: &Challenge) -> Result<(), ServiceError> {
+    let closed = challenges::close_if_pending(conn, answered)?;
     if !closed {
         return Err(ServiceError::conflict(
             Conflict::ChallengeNotPending,
@@ -347,10 +288,10 @@ pub async fn accept(
                 "you cannot accept your own challenge; cancel it instead".into(),
             ));
         }
-        if challenge.open == 0 && challenge.opponent_id.as_deref() != Some(&user.id) {
+        if !challenge.open && challenge.opponent_id.as_deref() != Some(&user.id) {
             return Err(not_found(&id));
         }
-        if challenge.status != status::PENDING {
+        if challenge.status != ChallengeStatus::Pending {
             return Err(not_pending(&challenge));
         }
         let challenger_is_white = match challenge.color.as_str() {
@@ -369,43 +310,35 @@ pub async fn accept(
             .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
         let options: Value = serde_json::from_str(&challenge.options)
             .map_err(|e| ServiceError::Internal(e.into()))?;
-        let game = games::create(
-            conn,
+        let new_game = games::NewGame {
             kind,
-            &options,
-            white,
-            black,
-            clock_of(&challenge)?,
-            now,
-        )?;
-        close(
-            conn,
-            &challenge,
-            status::ACCEPTED,
-            Some(&user.id),
-            Some(&game.id),
-            now,
-        )?;
+            options: &options,
+            white_id: white,
+            black_id: black,
+            clock: clock_of(&challenge)?,
+        };
+        let game = games::create(conn, new_game, now)?;
+        let mut accepted = challenge.clone();
+        accepted.status = ChallengeStatus::Accepted;
+        accepted.opponent_id = Some(user.id.clone());
+        accepted.game_id = Some(game.id.clone());
+        accepted.updated_at = now.naive_utc();
+        close(conn, &accepted)?;
         let refs = user_refs(conn, &[white, black])?;
         let details = GameDetails {
             white: user_ref(&refs, white)?,
             black: user_ref(&refs, black)?,
             game,
         };
-        let mut accepted = challenge.clone();
-        accepted.status = status::ACCEPTED.to_owned();
-        accepted.opponent_id = Some(user.id.clone());
-        accepted.game_id = Some(details.game.id.clone());
-        accepted.updated_at = now.naive_utc();
         let accepted = ChallengeView::new(one_with_names(conn, accepted)?)?;
         let view = GameView::new(details.clone(), true)?;
         let mut happened = vec![
             Event::challenge(EventKind::ChallengeAccepted, &accepted)?,
             Event::game_started(&view)?,
         ];
-        happened.extend(events::turn_of(&details, &view)?);
-        events::record(conn, happened, now.naive_utc())?;
-        let to = notifications::recipient(conn, &challenge.challenger_id)?;
+        happened.extend(event_log::turn_of(&details, &view)?);
+        event_log::record(conn, happened, now.naive_utc())?;
+        let to = recipient(conn, &challenge.challenger_id)?;
         let accepted = mail::Notification::ChallengeAccepted(mail::ChallengeAccepted {
             opponent: user.username.clone(),
             game: kind
@@ -415,7 +348,7 @@ pub async fn accept(
             game_url: notifier.game_url(&details.game.id),
             your_move: details.game.to_move_id() == Some(challenge.challenger_id.as_str()),
         });
-        notifications::enqueue(conn, &to, accepted, Some(&details.game.id), now)?;
+        enqueue(conn, &to, accepted, Some(&details.game.id), now)?;
         Ok(details)
     })
     .await
@@ -452,7 +385,7 @@ async fn answer(
         let mut challenge = find(conn, &id)?;
         let is_challenger = challenge.challenger_id == user.id;
         let is_opponent = challenge.opponent_id.as_deref() == Some(&user.id);
-        if !is_challenger && !is_opponent && challenge.open == 0 {
+        if !is_challenger && !is_opponent && !challenge.open {
             return Err(not_found(&id));
         }
         let new_status = if as_challenger {
@@ -461,7 +394,7 @@ async fn answer(
                     "only the player who made a challenge can cancel it".into(),
                 ));
             }
-            status::CANCELLED
+            ChallengeStatus::Cancelled
         } else {
             if !is_opponent {
                 return Err(ServiceError::Forbidden(if is_challenger {
@@ -470,14 +403,14 @@ async fn answer(
                     "only the challenged player can decline a challenge; an open challenge is simply left alone".into()
                 }));
             }
-            status::DECLINED
+            ChallengeStatus::Declined
         };
-        if challenge.status != status::PENDING {
+        if challenge.status != ChallengeStatus::Pending {
             return Err(not_pending(&challenge));
         }
-        close(conn, &challenge, new_status, challenge.opponent_id.as_deref(), None, now)?;
-        challenge.status = new_status.to_owned();
+        challenge.status = new_status;
         challenge.updated_at = now.naive_utc();
+        close(conn, &challenge)?;
         let details = one_with_names(conn, challenge)?;
         let kind = if as_challenger {
             EventKind::ChallengeCancelled
@@ -485,7 +418,7 @@ async fn answer(
             EventKind::ChallengeDeclined
         };
         let event = Event::challenge(kind, &ChallengeView::new(details.clone())?)?;
-        events::record(conn, vec![event], now.naive_utc())?;
+        event_log::record(conn, vec![event], now.naive_utc())?;
         Ok(details)
     })
     .await

@@ -21,7 +21,7 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
 use crate::db::{self, Database};
-use crate::service::error::{Conflict, ServiceError};
+use crate::service::model::error::{Conflict, ServiceError};
 
 /// How long a key keeps its answer.
 pub const KEPT: Duration = Duration::hours(24);
@@ -48,6 +48,14 @@ impl KeyOwner {
     }
 }
 
+/// What a request sent, as far as its fingerprint goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Sent<'a> {
+    pub method: &'a str,
+    pub path: &'a str,
+    pub body: &'a [u8],
+}
+
 /// A request sent with a key.
 #[derive(Clone)]
 pub struct KeyedRequest {
@@ -64,10 +72,9 @@ impl KeyedRequest {
         answers: &[u8; 32],
         owner: KeyOwner,
         key: &str,
-        method: &str,
-        path: &str,
-        body: &[u8],
+        sent: Sent<'_>,
     ) -> Result<KeyedRequest, ServiceError> {
+        let Sent { method, path, body } = sent;
         let printable = key.bytes().all(|b| (0x20..0x7f).contains(&b));
         if key.is_empty() || key.len() > MAX_KEY_CHARS || !printable {
             return Err(ServiceError::invalid(

@@ -24,13 +24,15 @@ use std::collections::VecDeque;
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
-use super::error::ServiceError;
-use super::notifications::{Notifier, OutboxPayload};
-use super::{Clock, clocks};
-use crate::db::models::{OutboxRow, delivery};
+use super::effects::mail::{Notifier, OutboxPayload};
+use super::model::error::ServiceError;
+use super::model::retry;
+use super::model::time::Clock;
+use crate::auth::links::LinkPurpose;
+use crate::db::columns::MailStatus;
+use crate::db::models::OutboxRow;
 use crate::db::outbox::{self, Addressee, Attempt};
 use crate::db::{Database, DbConn};
-use crate::links::LinkPurpose;
 use crate::mail::transport::SEND_TIMEOUT;
 use crate::mail::{DeliveryError, Footer, Mailer, Notification, OutgoingMail};
 
@@ -49,7 +51,7 @@ const BATCH: i64 = 20;
 /// The wait before attempt `attempts + 1`: 30 s doubling up to 4 h, each with ±25 % jitter so
 /// that mails held back by one outage do not all come back at once.
 pub fn backoff(attempts: i32) -> Duration {
-    super::backoff::jittered(30, attempts, 4 * 3600)
+    retry::jittered(30, attempts, 4 * 3600)
 }
 
 /// What one round of delivery did.
@@ -142,12 +144,12 @@ pub async fn deliver_due(
         let (status, last_error, next_attempt_at, sent_at) = match &outcome {
             Ok(()) => {
                 report.sent += 1;
-                (delivery::SENT, None, naive_now, Some(naive_now))
+                (MailStatus::Sent, None, naive_now, Some(naive_now))
             }
             Err(DeliveryError::Temporary(reason)) if attempts < MAX_ATTEMPTS => {
                 report.retrying += 1;
                 let next = naive_now + backoff(attempts - 1);
-                (delivery::PENDING, Some(reason.clone()), next, None)
+                (MailStatus::Pending, Some(reason.clone()), next, None)
             }
             Err(error) => {
                 report.failed += 1;
@@ -157,7 +159,7 @@ pub async fn deliver_due(
                     }
                     DeliveryError::Permanent(reason) => reason.clone(),
                 };
-                (delivery::FAILED, Some(reason), naive_now, None)
+                (MailStatus::Failed, Some(reason), naive_now, None)
             }
         };
         if let Err(e) = &outcome {
@@ -224,7 +226,7 @@ async fn send_one(
         // The board and the legal moves are worked out now, outside the move's transaction; the
         // deadline is shown in the zone the reader has now.
         OutboxPayload::Turn { your_turn } => {
-            your_turn.notification(notifier, clocks::zone_of(&claimed.to.time_zone))
+            your_turn.notification(notifier, crate::clock::zone_or_utc(&claimed.to.time_zone))
         }
     };
     // Mail that answers something about the account itself has no setting to switch it off,

@@ -2,10 +2,12 @@
 
 use chrono::NaiveDateTime;
 
-use super::error::ServiceError;
-use super::game::GameState;
-use super::games;
-use super::{user_ref, user_refs};
+use super::effects::chance::parse_dice;
+use super::effects::games;
+use super::model::error::ServiceError;
+use super::model::game::GameState;
+use super::model::game::roll_purpose::{OPENING, TURN};
+use super::model::users::{user_ref, user_refs};
 use crate::db::models::{Move, Roll};
 use crate::db::{Database, DbConn, moves, rolls};
 use crate::rules::record::{Record, RecordMove, RecordResult};
@@ -54,10 +56,7 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
         headers.push(("DiceCommitment", dice.commitment.clone()));
     }
     // After an opening roll the game starts from the position it chose, which the record names.
-    let opening = rolls
-        .iter()
-        .rev()
-        .find(|roll| roll.purpose == crate::service::chance::OPENING);
+    let opening = rolls.iter().rev().find(|roll| roll.purpose == OPENING);
     if let Some(opening) = opening {
         let (white_die, black_die) = match parse_dice(&opening.dice)[..] {
             [white, black] => (white, black),
@@ -79,7 +78,7 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
         rolls
             .iter()
             .rev()
-            .find(|roll| roll.purpose == crate::service::chance::TURN && roll.ply == ply)
+            .find(|roll| roll.purpose == TURN && roll.ply == ply)
             .map(|roll| parse_dice(&roll.dice))
     };
     let record = Record {
@@ -125,9 +124,4 @@ fn stored(conn: &mut DbConn, id: &str) -> Result<Stored, ServiceError> {
         history,
         rolls,
     })
-}
-
-/// The dice of a stored roll, `"3,5"`.
-pub fn parse_dice(text: &str) -> Vec<u8> {
-    text.split(',').filter_map(|d| d.parse().ok()).collect()
 }

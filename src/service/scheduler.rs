@@ -7,14 +7,17 @@
 //! read, a reminder not yet recorded, a digest not yet moved on), so a second runner changes
 //! nothing and sends nothing.
 
-use chrono::{DateTime, Days, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, Utc};
 
-use super::error::ServiceError;
-use super::events::{self, Event};
-use super::game::GameState;
-use super::games::lose_on_time;
-use super::notifications::{self, GameForMail, Settings, TurnDelivery};
-use super::{clocks, vacations};
+use super::effects::clocks;
+use super::effects::event_log::{self, Event};
+use super::effects::games::lose_on_time;
+use super::effects::mail::{GameForMail, Notifier, enqueue};
+use super::effects::vacation::end_spent_vacations;
+use super::model::error::ServiceError;
+use super::model::game::GameState;
+use super::model::notification::{Settings, TurnDelivery, next_digest_at};
+use super::model::users::recipient;
 use crate::clock;
 use crate::db::{Database, DbConn, games, reminders, users};
 use crate::mail::{self, Notification};
@@ -34,12 +37,12 @@ pub struct Ticked {
 /// `allowance` is the vacation each player may take per calendar year.
 pub async fn tick(
     db: &Database,
-    notifier: &notifications::Notifier,
+    notifier: &Notifier,
     allowance: chrono::Duration,
     now: DateTime<Utc>,
 ) -> Result<Ticked, ServiceError> {
     let vacations_ended = db
-        .write(move |conn| vacations::end_spent_vacations(conn, allowance, now))
+        .write(move |conn| end_spent_vacations(conn, allowance, now))
         .await?;
 
     let naive_now = now.naive_utc();
@@ -58,8 +61,8 @@ pub async fn tick(
                     Some(deadline) if clock::flag_fallen(deadline.and_utc(), now) => {}
                     _ => return Ok(false),
                 }
-                let white = notifications::recipient(conn, &game.white_id)?;
-                let black = notifications::recipient(conn, &game.black_id)?;
+                let white = recipient(conn, &game.white_id)?;
+                let black = recipient(conn, &game.black_id)?;
                 lose_on_time(conn, &notifier, &mut game, [&white, &black], now)?;
                 Ok(true)
             })
@@ -125,7 +128,7 @@ fn usernames(conn: &mut DbConn, game: &GameState) -> Result<[String; 2], Service
 /// it sent.
 fn remind(
     conn: &mut DbConn,
-    notifier: &notifications::Notifier,
+    notifier: &Notifier,
     id: &str,
     now: DateTime<Utc>,
 ) -> Result<usize, ServiceError> {
@@ -140,7 +143,7 @@ fn remind(
 
 fn send_due_reminders(
     conn: &mut DbConn,
-    notifier: &notifications::Notifier,
+    notifier: &Notifier,
     game: &GameState,
     now: DateTime<Utc>,
 ) -> Result<usize, ServiceError> {
@@ -149,7 +152,7 @@ fn send_due_reminders(
     else {
         return Ok(0);
     };
-    let to = notifications::recipient(conn, to_move)?;
+    let to = recipient(conn, to_move)?;
     let points = to.settings()?.reminder_hours;
     let deadline_utc = deadline.and_utc();
     let names = usernames(conn, game)?;
@@ -173,37 +176,23 @@ fn send_due_reminders(
         // The primary key makes a concurrent second runner fail here, rolling back its mail.
         reminders::record(conn, &game.id, game.ply, hours_before, now.naive_utc())?;
         let event = Event::reminder(&game.id, game.ply, to_move, deadline_utc, hours)?;
-        events::record(conn, vec![event], now.naive_utc())?;
+        event_log::record(conn, vec![event], now.naive_utc())?;
         if let Some(reminder) = mail.reminder(&to, now) {
-            notifications::enqueue(conn, &to, reminder, Some(&game.id), now)?;
+            enqueue(conn, &to, reminder, Some(&game.id), now)?;
         }
         sent += 1;
     }
     Ok(sent)
 }
 
-/// The next time a digest is due: `hour` o'clock in `zone`, after `now`.
-pub fn next_digest_at(zone: chrono_tz::Tz, hour: u32, now: DateTime<Utc>) -> NaiveDateTime {
-    let local_today = now.with_timezone(&zone).date_naive();
-    let at = NaiveTime::from_hms_opt(hour.min(23), 0, 0).unwrap_or(NaiveTime::MIN);
-    let today = clock::counting::first_instant_at_or_after(zone, local_today.and_time(at));
-    let next = if today > now {
-        today
-    } else {
-        let tomorrow = local_today + Days::new(1);
-        clock::counting::first_instant_at_or_after(zone, tomorrow.and_time(at))
-    };
-    next.naive_utc()
-}
-
 /// Sends one user's digest if it is due, and schedules the next; true when a mail was written.
 fn digest(
     conn: &mut DbConn,
-    notifier: &notifications::Notifier,
+    notifier: &Notifier,
     user_id: &str,
     now: DateTime<Utc>,
 ) -> Result<bool, ServiceError> {
-    let to = notifications::recipient(conn, user_id)?;
+    let to = recipient(conn, user_id)?;
     let settings: Settings = to.settings()?;
     let due = users::next_digest_at_of(conn, user_id)?;
     let Some(due) = due.filter(|due| *due <= now.naive_utc()) else {
@@ -244,5 +233,5 @@ fn digest(
         entries.push(mail.digest_entry(&to));
     }
     let digest = Notification::Digest(mail::Digest { games: entries });
-    notifications::enqueue(conn, &to, digest, None, now)
+    enqueue(conn, &to, digest, None, now)
 }

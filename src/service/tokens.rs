@@ -1,15 +1,15 @@
 //! Personal access tokens (`docs/tokens.md`): long-lived tokens a user makes for scripts and
-//! bots, each limited to its scopes, shown once and stored only as a hash (`crate::pat`).
+//! bots, each limited to its scopes, shown once and stored only as a hash (`crate::auth::personal_token`).
 
 use chrono::{DateTime, Duration, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 
-use super::error::{Conflict, ServiceError};
+use super::model::error::{Conflict, ServiceError};
+use crate::auth::personal_token;
+use crate::auth::scopes::{Scope, Scopes};
 use crate::auth::{AuthUser, Caller, Credential};
 use crate::db::tokens::{self as stored, PersonalToken};
 use crate::db::{self, Database};
-use crate::pat;
-use crate::scopes::{Scope, Scopes};
 
 /// Unexpired tokens one user may have: enough for every script, few enough that nobody fills
 /// the database with them.
@@ -38,7 +38,7 @@ pub struct TokenView {
     pub id: String,
     pub name: String,
     /// What it may do, in the order of `Scope`.
-    #[schema(value_type = Vec<crate::scopes::Scope>, min_items = 1)]
+    #[schema(value_type = Vec<crate::auth::scopes::Scope>, min_items = 1)]
     pub scopes: Scopes,
     #[schema(value_type = crate::service::views::Timestamp)]
     pub created_at: DateTime<Utc>,
@@ -177,7 +177,7 @@ pub async fn create(
         }
         parent_id = Some(token_id.clone());
     }
-    let token = pat::generate();
+    let token = personal_token::generate();
     let now = now.naive_utc();
     let row = PersonalToken {
         id: uuid::Uuid::now_v7().to_string(),
@@ -185,7 +185,7 @@ pub async fn create(
         parent_id,
         name,
         scopes: scopes.to_stored(),
-        token_hash: pat::hash(&token),
+        token_hash: personal_token::hash(&token),
         created_at: now,
         expires_at: expires_at.naive_utc(),
         last_used_at: None,
@@ -262,10 +262,10 @@ pub async fn authenticate(
     token: &str,
     now: DateTime<Utc>,
 ) -> Result<Option<Authenticated>, ServiceError> {
-    if !pat::well_formed(token) {
+    if !personal_token::well_formed(token) {
         return Ok(None);
     }
-    let hash = pat::hash(token);
+    let hash = personal_token::hash(token);
     let naive_now = now.naive_utc();
     let found = db
         .read(move |conn| Ok::<_, ServiceError>(stored::find_live_by_hash(conn, &hash, naive_now)?))
@@ -296,12 +296,6 @@ pub async fn authenticate(
         scopes,
         expires_at: utc(row.expires_at),
     }))
-}
-
-/// Whether the personal token with this id is still stored and unexpired (for what outlives one
-/// request: event streams and their tickets).
-pub fn is_live(conn: &mut db::DbConn, id: &str, now: DateTime<Utc>) -> Result<bool, ServiceError> {
-    Ok(stored::is_live(conn, id, now.naive_utc())?)
 }
 
 /// Forgets what no token can use any more, in one write: the revoked login sessions whose

@@ -3,31 +3,25 @@
 //! typed struct, described once in `openapi.yaml`; the tests check every response against that
 //! description.
 
+pub mod schema;
+
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use super::model::challenge::{ChallengeDetails, ColorChoice};
+use super::model::error::ServiceError;
+use super::model::game::{GameDetails, GameResult, GameState, GameStatus, PlayedMove, Termination};
+use super::model::page::Page;
+use super::model::users::UserRef;
+use super::model::vacation::VacationStatus;
 use crate::clock::TimeControl;
+use crate::db::columns::ChallengeStatus;
 use crate::db::models::{Move, Roll, User};
 use crate::rules::backgammon::{self, Decision};
 use crate::rules::{Details, GameKind, LoadedPosition, Side};
-use crate::service::challenges::ChallengeDetails;
-use crate::service::clocks;
-use crate::service::error::ServiceError;
-use crate::service::game::GameState;
-use crate::service::games::{GameDetails, PlayedMove};
-use crate::service::vacations::VacationStatus;
-use crate::service::{Page, UserRef};
-// Named in the schemas' `value_type`s: each string field is written from the type it names.
-#[allow(unused_imports)]
-use crate::{
-    service::challenges::ColorChoice,
-    service::game::{GameResult, GameStatus, Termination},
-};
-pub use schema::{ChallengeStatus, GameOptions, RollPurpose, Timestamp};
-
-pub mod schema;
+pub use schema::{GameOptions, RollPurpose, Timestamp};
 
 fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
     Utc.from_utc_datetime(&naive)
@@ -60,7 +54,7 @@ impl From<User> for AccountView {
             email: user.email,
             email_confirmed: user.email_verified_at.is_some(),
             time_zone: user.time_zone,
-            play_forced_moves: user.play_forced_moves != 0,
+            play_forced_moves: user.play_forced_moves,
             created_at: utc(user.created_at),
             updated_at: utc(user.updated_at),
         }
@@ -371,7 +365,7 @@ impl ClockView {
         if control == TimeControl::None {
             return None;
         }
-        let [white_seconds, black_seconds] = clocks::budgets(game);
+        let [white_seconds, black_seconds] = game.budgets();
         Some(ClockView {
             summary: control.summary(),
             time_control: control,
@@ -411,12 +405,12 @@ impl From<Move> for MoveView {
     fn from(mv: Move) -> Self {
         MoveView {
             ply: mv.ply,
-            side: Side::from_name(&mv.side).unwrap_or(Side::White),
+            side: mv.side,
             player_id: mv.player_id,
             notation: mv.notation,
             submitted: mv.submitted,
             position: mv.position,
-            automatic: mv.automatic != 0,
+            automatic: mv.automatic,
             created_at: utc(mv.created_at),
         }
     }
@@ -491,8 +485,7 @@ pub struct ChallengeView {
     pub days_per_move: Option<i32>,
     pub time_control: TimeControl,
     pub weekend_pause: bool,
-    #[schema(value_type = ChallengeStatus)]
-    pub status: String,
+    pub status: ChallengeStatus,
     /// The game it started, once accepted.
     pub game_id: Option<String>,
     #[schema(value_type = Timestamp)]
@@ -504,19 +497,19 @@ pub struct ChallengeView {
 impl ChallengeView {
     pub fn new(details: ChallengeDetails) -> Result<ChallengeView, ServiceError> {
         let c = details.challenge;
-        let options = crate::service::challenges::options_of(&c)?;
-        let time_control = crate::service::challenges::clock_of(&c)?.control;
+        let options = crate::service::model::challenge::options_of(&c)?;
+        let time_control = crate::service::model::challenge::clock_of(&c)?.control;
         Ok(ChallengeView {
             id: c.id,
             game: c.game_kind,
             options,
             challenger: details.challenger,
             opponent: details.opponent,
-            open: c.open != 0,
+            open: c.open,
             color: c.color,
             days_per_move: c.days_per_move,
             time_control,
-            weekend_pause: c.weekend_pause != 0,
+            weekend_pause: c.weekend_pause,
             status: c.status,
             game_id: c.game_id,
             created_at: utc(c.created_at),
@@ -603,7 +596,7 @@ impl DiceView {
                 .map(|roll| RollView {
                     number: roll.number,
                     ply: roll.ply,
-                    side: Side::from_name(&roll.side).unwrap_or(Side::White),
+                    side: roll.side,
                     purpose: roll.purpose,
                     dice: roll
                         .dice

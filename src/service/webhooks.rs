@@ -5,16 +5,18 @@
 
 pub mod delivery;
 
-#[allow(unused_imports)]
-use crate::service::views::schema::{DeliveryStatus, EventType, Timestamp, WebhookEventType};
 use chrono::{DateTime, Duration, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::error::{Conflict, ServiceError};
-use super::events::EventKind;
-use super::{Page, PageRequest};
+use super::model::error::{Conflict, ServiceError};
+use super::model::page::{Page, PageRequest};
+use super::model::webhook::{WebhookSettings, parse_events};
+// Named only in `#[schema(value_type = …)]` attributes, which the compiler does not count.
+#[allow(unused_imports)]
+use super::views::schema::{EventType, Timestamp, WebhookEventType};
 use crate::auth::AuthUser;
+use crate::db::columns::DeliveryStatus;
 use crate::db::webhooks::{self as stored, Attempt, Delivery, Webhook};
 use crate::db::{self, Database, DbConn};
 use crate::webhook::address;
@@ -25,17 +27,6 @@ use crate::webhook::transport::MAX_URL_LENGTH;
 pub const MAX_PER_USER: i64 = 10;
 /// How long a rotated-out secret keeps signing beside the new one.
 pub const ROTATION_OVERLAP: Duration = Duration::hours(24);
-/// What subscribes to every event type.
-const ALL: &str = "*";
-
-/// How the server treats webhook addresses.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct WebhookSettings {
-    /// Lets webhooks go to loopback and private networks (`KURYR_WEBHOOK_ALLOW_PRIVATE`), for
-    /// development and tests; never to link-local, multicast or reserved addresses.
-    pub allow_private: bool,
-}
-
 fn utc(naive: NaiveDateTime) -> DateTime<Utc> {
     Utc.from_utc_datetime(&naive)
 }
@@ -101,8 +92,7 @@ pub struct DeliveryView {
     pub event_type: String,
     /// `pending` (waiting for its next attempt), `delivered` or `failed` (given up, after a day
     /// of failures or when the webhook was disabled).
-    #[schema(value_type = DeliveryStatus)]
-    pub status: String,
+    pub status: DeliveryStatus,
     /// When it is tried next; null unless pending.
     #[schema(value_type = Option<Timestamp>)]
     pub next_attempt_at: Option<DateTime<Utc>>,
@@ -125,7 +115,7 @@ impl WebhookView {
                     row.id, row.events
                 ))
             })?,
-            enabled: row.enabled != 0,
+            enabled: row.enabled,
             disabled_reason: row.disabled_reason.clone(),
             failing_since: row.failing_since.map(utc),
             previous_secret_expires_at: row
@@ -151,7 +141,7 @@ impl AttemptView {
 
 impl DeliveryView {
     fn of(delivery: Delivery, event_type: String, attempts: Vec<AttemptView>) -> DeliveryView {
-        let pending = delivery.status == stored::status::PENDING;
+        let pending = delivery.status == DeliveryStatus::Pending;
         DeliveryView {
             event_id: delivery.event_id,
             event_type,
@@ -172,9 +162,11 @@ pub struct NewWebhook {
     pub events: Option<Vec<String>>,
 }
 
-/// What an owner changes; `None` leaves a value as it is.
+/// What an owner changes in one of their webhooks; `None` leaves a value as it is.
 #[derive(Clone, Debug, Default)]
 pub struct WebhookChanges {
+    /// Which webhook.
+    pub id: String,
     pub url: Option<String>,
     pub events: Option<Vec<String>>,
     pub enabled: Option<bool>,
@@ -223,68 +215,6 @@ async fn vet(url: &url::Url, settings: WebhookSettings) -> Result<(), ServiceErr
         })
 }
 
-/// Reads the event types asked for, as stored: the known types in their usual order, or `*`.
-fn parse_events(events: Option<Vec<String>>) -> Result<String, ServiceError> {
-    let invalid = |detail: String| ServiceError::invalid("events", detail);
-    let names = events.unwrap_or_else(|| vec![ALL.to_owned()]);
-    if names.is_empty() {
-        return Err(invalid(format!(
-            "list at least one event type, or `{ALL}` for all of them"
-        )));
-    }
-    let mut kinds = Vec::new();
-    for name in names.iter().filter(|name| *name != ALL) {
-        let kind = EventKind::parse(name).ok_or_else(|| {
-            let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
-            invalid(format!(
-                "`{name}` is not an event type; the types are {}, or `{ALL}` for all",
-                known.join(", ")
-            ))
-        })?;
-        kinds.push(kind);
-    }
-    // `*` means every type, whatever else is listed beside it.
-    let chosen: Vec<&str> = if names.iter().any(|name| name == ALL) {
-        vec![ALL]
-    } else {
-        EventKind::ALL
-            .iter()
-            .filter(|kind| kinds.contains(kind))
-            .map(|kind| kind.as_str())
-            .collect()
-    };
-    serde_json::to_string(&chosen).map_err(|e| ServiceError::Internal(e.into()))
-}
-
-/// Which events a stored webhook wants.
-pub(crate) fn subscribed(row: &Webhook) -> Result<Subscription, ServiceError> {
-    let names: Vec<String> = serde_json::from_str(&row.events).map_err(|e| {
-        ServiceError::internal(format!(
-            "webhook {}: stored event types `{}` are unreadable: {e}",
-            row.id, row.events
-        ))
-    })?;
-    if names.iter().any(|name| name == ALL) {
-        return Ok(Subscription::All);
-    }
-    Ok(Subscription::Some(names))
-}
-
-/// The event types a webhook wants.
-pub(crate) enum Subscription {
-    All,
-    Some(Vec<String>),
-}
-
-impl Subscription {
-    pub(crate) fn wants(&self, kind: &str) -> bool {
-        match self {
-            Subscription::All => true,
-            Subscription::Some(names) => names.iter().any(|name| name == kind),
-        }
-    }
-}
-
 fn not_found(id: &str) -> ServiceError {
     ServiceError::NotFound(format!("you have no webhook with id `{id}`"))
 }
@@ -316,7 +246,7 @@ pub async fn create(
         secret: secret.as_str().to_owned(),
         previous_secret: None,
         previous_secret_expires_at: None,
-        enabled: 1,
+        enabled: true,
         disabled_reason: None,
         last_event_id: 0,
         failing_since: None,
@@ -380,11 +310,11 @@ pub async fn get(
 pub async fn update(
     db: &Database,
     settings: WebhookSettings,
-    id: String,
     user: AuthUser,
     changes: WebhookChanges,
     now: DateTime<Utc>,
 ) -> Result<WebhookView, ServiceError> {
+    let id = changes.id.clone();
     let url = match &changes.url {
         Some(text) => {
             let url = parse_url(text)?;
@@ -409,11 +339,11 @@ pub async fn update(
             )?;
         }
         match changes.enabled {
-            Some(true) if row.enabled == 0 => {
+            Some(true) if !row.enabled => {
                 let from = db::events::last_id(conn)?.unwrap_or(0);
                 stored::enable(conn, &id, from, now)?;
             }
-            Some(false) if row.enabled != 0 => {
+            Some(false) if row.enabled => {
                 stored::disable(conn, &id, "disabled by its owner", now)?;
                 stored::fail_pending(conn, &id)?;
             }
@@ -518,7 +448,7 @@ pub async fn retry(
     let now = now.naive_utc();
     db.write(move |conn| {
         let row = find(conn, &id, &user)?;
-        if row.enabled == 0 {
+        if !row.enabled {
             return Err(ServiceError::conflict(
                 Conflict::WebhookDisabled,
                 "the webhook is disabled; enable it before sending anything again",

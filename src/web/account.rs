@@ -4,13 +4,15 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use minijinja::context;
 use serde::Deserialize;
 
+use crate::http::AppState;
 use crate::http::client::ClientAddress;
-use crate::service::accounts::{self, PASSWORD_MIN_CHARS};
-use crate::service::error::ServiceError;
-use crate::startup::AppState;
+use crate::service::accounts::{self, LoginRequest, NewAccount};
+use crate::service::model::account::PASSWORD_MIN_CHARS;
+use crate::service::model::error::ServiceError;
+use crate::web::error::WebError;
+use crate::web::forms;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{self, MaybeVisitor, Visitor, local_path};
-use crate::web::{WebError, forms};
 
 /// The front page: a signed-in person's games, or what Kuryr is and how to begin.
 pub async fn home(req: HttpRequest, visitor: MaybeVisitor) -> HttpResponse {
@@ -53,13 +55,12 @@ pub async fn signin(
     let form: SignInForm = forms::read(&req, None, &body)?;
     let next = local_path(form.next.as_deref());
     let signed_in = accounts::sign_in(
-        &state.db,
-        &state.hasher,
-        &state.tokens,
-        &state.limits,
+        state.accounts(),
         client.0,
-        form.login.clone(),
-        form.password,
+        LoginRequest {
+            login: form.login.clone(),
+            password: form.password,
+        },
         state.clock.now(),
     )
     .await;
@@ -133,14 +134,13 @@ async fn register_and_sign_in(
     form: &SignUpForm,
 ) -> Result<String, ServiceError> {
     let user = accounts::sign_up(
-        &state.db,
-        &state.hasher,
-        &state.notifier,
-        &state.limits,
+        state.accounts(),
         client.0,
-        &form.username,
-        &form.email,
-        form.password.clone(),
+        NewAccount {
+            username: form.username.clone(),
+            email: form.email.clone(),
+            password: form.password.clone(),
+        },
         state.clock.now(),
     )
     .await?;

@@ -10,14 +10,16 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::clock::TimeControl;
+use crate::http::AppState;
 use crate::rules::GameKind;
-use crate::service::challenges::{self, ColorChoice, NewChallenge};
-use crate::service::error::ServiceError;
-use crate::startup::AppState;
+use crate::service::challenges::{self, NewChallenge};
+use crate::service::model::challenge::ColorChoice;
+use crate::service::model::error::ServiceError;
+use crate::web::error::WebError;
+use crate::web::forms;
 use crate::web::games::{ListPages, list_page};
 use crate::web::render::{Page, see_other};
 use crate::web::session::Visitor;
-use crate::web::{WebError, forms};
 
 /// One option of a game, as a field of the form.
 #[derive(Serialize)]

@@ -22,8 +22,8 @@ use hmac::{Hmac, Mac};
 use serde::de::DeserializeOwned;
 use sha2::Sha256;
 
-use crate::startup::AppState;
-use crate::web::WebError;
+use crate::http::AppState;
+use crate::web::error::WebError;
 
 pub const FORM_COOKIE: &str = "kuryr_form";
 

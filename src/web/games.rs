@@ -11,17 +11,20 @@ use serde::{Deserialize, Serialize};
 
 use crate::board;
 use crate::clock::zone::{format_deadline, parse_zone};
+use crate::http::AppState;
 use crate::rules::{GameKind, Side};
 use crate::service::challenges::{self, Direction};
-use crate::service::error::ServiceError;
-use crate::service::game::GameResult;
-use crate::service::games::{self, DrawAction, GameDetails, MoveRequest, StatusFilter};
+use crate::service::games::{self, DrawAction, DrawRequest, MoveRequest, StatusFilter};
+use crate::service::model::error::ServiceError;
+use crate::service::model::game::GameDetails;
+use crate::service::model::game::GameResult;
+use crate::service::model::page::PageRequest;
 use crate::service::views::{ChallengeView, GameView};
-use crate::service::{PageRequest, accounts, records};
-use crate::startup::AppState;
+use crate::service::{accounts, records};
+use crate::web::error::WebError;
+use crate::web::forms;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{MaybeVisitor, Visitor};
-use crate::web::{WebError, forms};
 
 /// The longest move text worth reading, as the API has it.
 const MAX_MOVE_CHARS: usize = 200;
@@ -142,7 +145,7 @@ struct Pager {
 }
 
 fn pager(
-    page: &crate::service::Page<GameDetails>,
+    page: &crate::service::model::page::Page<GameDetails>,
     pages: ListPages,
     set: impl Fn(ListPages, i64) -> ListPages,
     anchor: &str,
@@ -316,7 +319,7 @@ pub async fn list_page(
     let [incoming, outgoing, open]: [Vec<ChallengeRow>; 3] = lists
         .try_into()
         .map_err(|_| WebError::internal("three lists of challenges"))?;
-    let rows = |page: crate::service::Page<GameDetails>| -> Vec<GameRow> {
+    let rows = |page: crate::service::model::page::Page<GameDetails>| -> Vec<GameRow> {
         page.items.iter().map(|d| game_row(d, &me, zone)).collect()
     };
     let (status, problem) = match problem {
@@ -406,9 +409,12 @@ async fn game_page(
         .into_iter()
         .map(|mv| MoveRow {
             ply: mv.ply,
-            side: if mv.side == "white" { "White" } else { "Black" },
+            side: match mv.side {
+                Side::White => "White",
+                Side::Black => "Black",
+            },
             notation: mv.notation,
-            automatic: mv.automatic != 0,
+            automatic: mv.automatic,
         })
         .collect();
     let (status, problem) = match problem {
@@ -506,9 +512,9 @@ pub async fn play(
         let played = games::play(
             &state.db,
             &state.notifier,
-            id.clone(),
             visitor.caller.clone(),
             MoveRequest {
+                game_id: id.clone(),
                 text: text.clone(),
                 ply,
             },
@@ -579,9 +585,11 @@ pub async fn draw(
     match games::draw(
         &state.db,
         &state.notifier,
-        id.clone(),
         visitor.user.clone(),
-        action,
+        DrawRequest {
+            game_id: id.clone(),
+            action,
+        },
         state.clock.now(),
     )
     .await

@@ -4,11 +4,12 @@
 use std::sync::LazyLock;
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse};
+use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use minijinja::{Environment, Value, context};
 
-use crate::web::forms;
-use crate::web::session::Visitor;
+use super::error::WebError;
+use super::forms;
+use super::session::Visitor;
 
 macro_rules! templates {
     ($($name:literal),* $(,)?) => {
@@ -102,6 +103,32 @@ pub fn see_other(location: &str) -> HttpResponse {
     HttpResponse::SeeOther()
         .insert_header((actix_web::http::header::LOCATION, location))
         .finish()
+}
+
+// Here rather than beside `WebError` itself: a refusal is drawn with the page templates.
+impl ResponseError for WebError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            WebError::SignIn { .. } => StatusCode::SEE_OTHER,
+            WebError::Page { status, .. } => *status,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        match self {
+            WebError::SignIn { back_to } => {
+                let next = serde_html_form::to_string([("next", back_to)]).unwrap_or_default();
+                see_other(&format!("/signin?{next}"))
+            }
+            WebError::Page { status, message } => {
+                // Drawn without the request, which an error no longer has: no form on it.
+                Page::bare().status(*status).render(
+                    "error.html",
+                    context! { title => status.canonical_reason().unwrap_or("Error"), message },
+                )
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,9 +14,9 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 
 use crate::auth::{AuthUser, Caller, Credential, LoginSession};
+use crate::http::AppState;
 use crate::service::accounts;
-use crate::startup::AppState;
-use crate::web::WebError;
+use crate::web::error::WebError;
 
 pub const SESSION_COOKIE: &str = "kuryr_session";
 

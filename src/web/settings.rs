@@ -10,15 +10,18 @@ use minijinja::{Value, context};
 use serde::Deserialize;
 
 use crate::clock;
+use crate::http::AppState;
 use crate::http::client::ClientAddress;
-use crate::service::accounts::{self, AccountChanges, PASSWORD_MIN_CHARS};
-use crate::service::notifications::{self, SettingsChange, TurnDelivery};
+use crate::service::accounts::{self, AccountChanges, PasswordChange};
+use crate::service::addresses;
+use crate::service::model::account::PASSWORD_MIN_CHARS;
+use crate::service::model::notification::{SettingsChange, TurnDelivery};
+use crate::service::notification_settings;
 use crate::service::vacations::{self, VacationAction};
-use crate::service::{addresses, clocks};
-use crate::startup::AppState;
+use crate::web::error::WebError;
+use crate::web::forms;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{self, MaybeVisitor, Visitor};
-use crate::web::{WebError, forms};
 
 /// The sections of the settings page, by the name their form posts to.
 const SECTIONS: [&str; 5] = ["notifications", "account", "vacation", "email", "password"];
@@ -90,7 +93,7 @@ async fn settings_page(
     refused: Option<Refused>,
 ) -> Result<HttpResponse, WebError> {
     let (user, _) = accounts::me(&state.db, visitor.user.id.clone()).await?;
-    let settings = notifications::get_settings(&state.db, visitor.user.id.clone()).await?;
+    let settings = notification_settings::get_settings(&state.db, visitor.user.id.clone()).await?;
     let vacation = vacations::apply(
         &state.db,
         visitor.user.id.clone(),
@@ -99,7 +102,7 @@ async fn settings_page(
         state.clock.now(),
     )
     .await?;
-    let zone = clocks::zone_of(&user.time_zone);
+    let zone = crate::clock::zone_or_utc(&user.time_zone);
     let stored = serde_json::to_value(&settings).unwrap_or_default();
     let kinds: Vec<Value> = KINDS
         .iter()
@@ -147,7 +150,7 @@ async fn settings_page(
             reminder_hours,
             time_zone => user.time_zone,
             zones => clock::zone_names(),
-            play_forced_moves => user.play_forced_moves != 0,
+            play_forced_moves => user.play_forced_moves,
             vacation,
             email => user.email,
             email_confirmed => user.email_verified_at.is_some(),
@@ -162,7 +165,7 @@ async fn refused(
     state: &AppState,
     visitor: &Visitor,
     section: &'static str,
-    error: crate::service::error::ServiceError,
+    error: crate::service::model::error::ServiceError,
     values: Value,
 ) -> Result<HttpResponse, WebError> {
     debug_assert!(SECTIONS.contains(&section));
@@ -192,13 +195,13 @@ struct NotificationsForm {
 }
 
 /// "24, 2" as hours; anything that is not a whole number is the form's mistake, said in words.
-fn hours_in(text: &str) -> Result<Vec<u32>, crate::service::error::ServiceError> {
+fn hours_in(text: &str) -> Result<Vec<u32>, crate::service::model::error::ServiceError> {
     text.split(',')
         .map(str::trim)
         .filter(|part| !part.is_empty())
         .map(|part| {
             part.parse::<u32>().map_err(|_| {
-                crate::service::error::ServiceError::invalid(
+                crate::service::model::error::ServiceError::invalid(
                     "reminder_hours",
                     format!(
                         "`{part}` is not a number of hours: write whole hours separated by commas, such as `24, 2`, or nothing for no reminders"
@@ -231,7 +234,7 @@ pub async fn notifications(
                 digest_hour: Some(form.digest_hour),
                 reminder_hours: Some(reminder_hours),
             };
-            notifications::update_settings(
+            notification_settings::update_settings(
                 &state.db,
                 visitor.user.id.clone(),
                 changes,
@@ -280,12 +283,10 @@ async fn update_account(
     visitor: &Visitor,
     client: ClientAddress,
     changes: AccountChanges,
-) -> Result<(), crate::service::error::ServiceError> {
-    let allowance = state.mail_allowance(client.0);
+) -> Result<(), crate::service::model::error::ServiceError> {
     accounts::update(
-        &state.db,
-        &state.notifier,
-        allowance,
+        state.accounts(),
+        client.0,
         visitor.user.id.clone(),
         changes,
         state.clock.now(),
@@ -374,12 +375,12 @@ pub async fn password(
 ) -> Result<HttpResponse, WebError> {
     let form: PasswordForm = forms::read(&req, visitor.session_id(), &body)?;
     let changed = accounts::change_password(
-        &state.db,
-        &state.hasher,
-        &state.tokens,
+        state.accounts(),
         visitor.user.id.clone(),
-        form.current_password,
-        form.new_password,
+        PasswordChange {
+            current: form.current_password,
+            new: form.new_password,
+        },
         state.clock.now(),
     )
     .await;
@@ -431,9 +432,7 @@ pub async fn forgot(
     let form: ForgotForm =
         forms::read(&req, visitor.as_ref().and_then(Visitor::session_id), &body)?;
     let asked = addresses::ask_password_reset(
-        &state.db,
-        &state.notifier,
-        &state.limits,
+        state.accounts(),
         client.0,
         &state.after_answer,
         form.email.clone(),

@@ -5,7 +5,7 @@ use actix_web::http::{Method, StatusCode};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 
-use kuryr::service::Clock;
+use kuryr::service::model::time::Clock;
 
 use crate::helpers::{TestApp, TestUser, spawn_app};
 use crate::notifications::{play_first, start_clocked_game};

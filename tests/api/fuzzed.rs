@@ -4,7 +4,7 @@
 
 use actix_web::http::{Method, StatusCode};
 use actix_web::test::TestRequest;
-use kuryr::service::webhooks::WebhookSettings;
+use kuryr::service::model::webhook::WebhookSettings;
 use serde_json::json;
 
 use crate::helpers::{TestApp, TestUser, spawn_app, spawn_app_with};

@@ -9,9 +9,9 @@ use actix_web::http::StatusCode;
 use actix_web::test::TestRequest;
 use serde_json::json;
 
-use kuryr::links::LinkPurpose;
-use kuryr::service::Clock;
-use kuryr::service::passwords::HasherSettings;
+use kuryr::auth::hasher::HasherSettings;
+use kuryr::auth::links::LinkPurpose;
+use kuryr::service::model::time::Clock;
 
 use crate::helpers::{PASSWORD, TestApp, TestResponse, spawn_app, spawn_app_hashing};
 

@@ -17,17 +17,18 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use kuryr::auth::TokenKeys;
+use kuryr::auth::hasher::{Hasher, HasherSettings};
+use kuryr::auth::links::LinkSigner;
 use kuryr::db::{self, Database, DatabaseUrl};
-use kuryr::links::LinkSigner;
 use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
-use kuryr::service::Clock;
-use kuryr::service::notifications::Notifier;
+use kuryr::service::effects::mail::Notifier;
+use kuryr::service::model::time::Clock;
 use kuryr::service::outbox::{self, Delivered};
-use kuryr::service::passwords::{Hasher, HasherSettings};
 use kuryr::service::scheduler::{self, Ticked};
 
 use crate::smtp::TestSmtp;
-use kuryr::startup::{AppState, configure};
+use kuryr::app::startup::configure;
+use kuryr::http::AppState;
 
 pub const PASSWORD: &str = "correct horse battery staple";
 pub const SECRET: &str = "test-secret-that-is-at-least-32-bytes-long";

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use kuryr::db::StorageError;
 use kuryr::db::schema::idempotency_keys;
-use kuryr::service::webhooks::WebhookSettings;
+use kuryr::service::model::webhook::WebhookSettings;
 
 use crate::helpers::{PASSWORD, TestApp, TestResponse, spawn_app, spawn_app_with};
 
@@ -173,12 +173,14 @@ async fn a_copy_sent_while_the_first_runs_is_told_to_wait() {
         &app.state.tokens.answers,
         kuryr::service::idempotency::KeyOwner::User(alice.id.clone()),
         "busy",
-        "POST",
-        "/api/v1/challenges",
-        serde_json::to_vec(&body).unwrap().as_slice(),
+        kuryr::service::idempotency::Sent {
+            method: "POST",
+            path: "/api/v1/challenges",
+            body: serde_json::to_vec(&body).unwrap().as_slice(),
+        },
     )
     .unwrap();
-    let now = kuryr::service::Clock::now(app.clock.as_ref());
+    let now = kuryr::service::model::time::Clock::now(app.clock.as_ref());
     let claim = kuryr::service::idempotency::claim(&app.db, request, now).await;
     assert_eq!(claim.unwrap(), kuryr::service::idempotency::Claim::Run);
     let copy = keyed(

@@ -251,7 +251,7 @@ fn every_operation_documents_its_errors_as_problems() {
 /// documents the refusal.
 #[test]
 fn every_operation_declares_what_a_token_needs() {
-    use kuryr::scopes::Needs;
+    use kuryr::auth::scopes::Needs;
     for endpoint in kuryr::api::endpoints() {
         let what = format!("{} {}", endpoint.method, endpoint.path);
         let operation = &SPEC["paths"][endpoint.path][endpoint.method.as_str().to_lowercase()];
@@ -279,7 +279,7 @@ fn every_operation_declares_what_a_token_needs() {
             );
         }
     }
-    let scopes: Vec<&str> = kuryr::scopes::Scope::ALL
+    let scopes: Vec<&str> = kuryr::auth::scopes::Scope::ALL
         .iter()
         .map(|scope| scope.as_str())
         .collect();
@@ -324,6 +324,49 @@ fn every_reference_resolves() {
     let mut dangling = Vec::new();
     walk(&SPEC, &mut dangling);
     assert!(dangling.is_empty(), "dangling references: {dangling:?}");
+}
+
+/// Every object schema says what it holds: its properties, or what its other properties may be.
+/// A bare `type: object` describes nothing a client can type (openapi-typescript makes it
+/// `Record<string, never>`, which no object with a member fits), so a client could not send a
+/// game's options, nor read the description itself.
+#[test]
+fn every_object_says_what_it_holds() {
+    fn is_object(schema: &serde_json::Map<String, Value>) -> bool {
+        match schema.get("type") {
+            Some(Value::String(kind)) => kind == "object",
+            Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
+            _ => false,
+        }
+    }
+    fn walk(value: &Value, at: String, bare: &mut Vec<String>) {
+        match value {
+            Value::Object(object) => {
+                if is_object(object)
+                    && !object.contains_key("properties")
+                    && !object.contains_key("additionalProperties")
+                {
+                    bare.push(at.clone());
+                }
+                for (key, v) in object {
+                    walk(v, format!("{at}/{key}"), bare);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, format!("{at}/{i}"), bare);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut bare = Vec::new();
+    walk(&SPEC, String::new(), &mut bare);
+    assert!(
+        bare.is_empty(),
+        "objects that say nothing of what they hold:\n{}",
+        bare.join("\n")
+    );
 }
 
 /// Every response of every operation is a Response Object: a description, and content (when

@@ -7,11 +7,11 @@ use actix_web::test::TestRequest;
 use diesel::prelude::*;
 use serde_json::{Value, json};
 
+use kuryr::auth::scopes::{Needs, Scope};
 use kuryr::db::StorageError;
 use kuryr::db::schema::personal_tokens;
 use kuryr::db::tokens::PersonalToken;
-use kuryr::scopes::{Needs, Scope};
-use kuryr::service::Clock;
+use kuryr::service::model::time::Clock;
 
 use crate::helpers::{PASSWORD, TestApp, TestUser, spawn_app};
 use crate::tokens::{World, ask, assert_invalid_token, every_endpoint_refuses, path_of};
@@ -86,7 +86,7 @@ async fn a_token_is_made_shown_once_listed_and_revoked() {
         token.starts_with("kyr_pat_") && token.len() == 44,
         "{token}"
     );
-    assert!(kuryr::pat::well_formed(&token));
+    assert!(kuryr::auth::personal_token::well_formed(&token));
 
     // The token itself is never shown again.
     let listed = app.get("/api/v1/tokens", Some(&alice.token)).await;
@@ -179,8 +179,8 @@ async fn revoked_expired_and_mistyped_tokens_get_401_on_every_endpoint() {
     let last = mistyped.len() - 1;
     mistyped[last] = if mistyped[last] == b'0' { b'1' } else { b'0' };
     let mistyped = String::from_utf8(mistyped).unwrap();
-    assert!(!kuryr::pat::well_formed(&mistyped));
-    let unknown = kuryr::pat::generate();
+    assert!(!kuryr::auth::personal_token::well_formed(&mistyped));
+    let unknown = kuryr::auth::personal_token::generate();
     for (token, what) in [
         (mistyped.as_str(), "a bad checksum"),
         (unknown.as_str(), "a token nobody made"),
@@ -232,7 +232,7 @@ async fn the_database_holds_only_the_hash() {
     let rows = stored_tokens(&app).await;
     assert_eq!(rows.len(), 1);
     let row = &rows[0];
-    assert_eq!(row.token_hash, kuryr::pat::hash(&token));
+    assert_eq!(row.token_hash, kuryr::auth::personal_token::hash(&token));
     let dumped = format!("{row:?}");
     assert!(!dumped.contains(secret), "{dumped}");
     // Every text column, read as the database holds it.

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use kuryr::db::StorageError;
 use kuryr::db::schema::revoked_sessions;
-use kuryr::service::Clock;
+use kuryr::service::model::time::Clock;
 
 use crate::helpers::{PASSWORD, TestApp, spawn_app};
 use crate::tokens::{World, assert_invalid_token, every_endpoint_refuses};

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use kuryr::db::StorageError;
-use kuryr::service::Clock;
-use kuryr::service::webhooks::WebhookSettings;
+use kuryr::service::model::time::Clock;
+use kuryr::service::model::webhook::WebhookSettings;
 use kuryr::service::webhooks::delivery::{self, Delivered, FannedOut};
 use kuryr::webhook::transport::Sender;
 
@@ -129,7 +129,7 @@ fn openapi_describes_a_webhook_for_every_event_type() {
         .keys()
         .map(String::as_str)
         .collect();
-    let kinds: BTreeSet<&str> = kuryr::service::events::EventKind::ALL
+    let kinds: BTreeSet<&str> = kuryr::service::model::event::EventKind::ALL
         .iter()
         .map(|kind| kind.as_str())
         .collect();

@@ -167,6 +167,22 @@ async function showProblems(baseUrl: string, white: Kuryr, black: Kuryr, opponen
   console.log(`  token without game:play: ${denied.status} ${denied.type}, scope ${denied.scope}`);
 }
 
+/** The stateless rules endpoints take a game's options like a challenge does: Cubulus's extended
+ * rules give a king and a barrier moves the standard rules do not. */
+async function rulesWithOptions(client: Kuryr): Promise<void> {
+  const position =
+    "w 13A1 23B1 53C1 63D1 E1 63F1 53G1 23H1 13J1 C2D2 F2G2 (C8D8) (F8G8) (14A9) (24B9) (54C9) (64D9) (E9) (64F9) (54G9) (24H9) (14J9)";
+  const game: components["schemas"]["GameKind"] = "cubulus";
+  const params = { path: { game } };
+  const standard = await ok(client.POST("/api/v1/rules/{game}/moves", { params, body: { position } }), "standard moves");
+  const options: components["schemas"]["RequestedOptions"] = { extended: true };
+  const extended = await ok(client.POST("/api/v1/rules/{game}/moves", { params, body: { position, options } }), "extended moves");
+  if (extended.moves.length <= standard.moves.length) {
+    throw new Error(`extended Cubulus has ${extended.moves.length} opening moves, standard ${standard.moves.length}`);
+  }
+  console.log(`  cubulus opening moves: ${standard.moves.length} standard, ${extended.moves.length} with { extended: true }`);
+}
+
 async function main(): Promise<void> {
   const baseUrl = process.argv[2] ?? "http://127.0.0.1:8080";
   const white = await player(baseUrl, "ts-alice");
@@ -181,6 +197,7 @@ async function main(): Promise<void> {
     console.log(`  ${line}  result ${game.result}, ${game.termination}${summary}`);
   }
   await showProblems(baseUrl, white, black, "ts-bob");
+  await rulesWithOptions(white);
   console.log(`typescript: ${kinds.length} games played to the end, 2 problems read`);
 }
 

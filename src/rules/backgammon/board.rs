@@ -4,7 +4,7 @@
 //! side, index `p - 1` for its point `p` and index 24 for its bar. A side's point `p` is the
 //! opponent's point `25 - p`, so the opponent's index for the mover's point `p` is `24 - p`.
 
-use crate::rules::Side;
+use crate::rules::side::Side;
 
 pub const CHECKERS: u8 = 15;
 pub const BAR: usize = 24;

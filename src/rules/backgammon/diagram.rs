@@ -8,10 +8,10 @@
 //! Checkers on the bar stand in the bar column of the half where they come back in.
 
 use super::board::{BAR, Phase, Position, resign_name};
-use super::{Backgammon, game_result};
-use crate::rules::Game;
-use crate::rules::Side;
+use super::ids;
+use super::scoring::game_result;
 use crate::rules::diagram::centred;
+use crate::rules::side::Side;
 
 /// How many checkers a point draws before it shows their count instead.
 const STACK: usize = 5;
@@ -168,7 +168,7 @@ fn player_notes(position: &Position, side: Side) -> [String; 3] {
     ]
 }
 
-pub(super) fn draw(position: &Position) -> String {
+pub(crate) fn draw(position: &Position) -> String {
     let viewer = position.turn;
     let opponent = viewer.opponent();
     let top: [usize; 12] = std::array::from_fn(|i| 13 + i);
@@ -212,7 +212,7 @@ pub(super) fn draw(position: &Position) -> String {
     }
     out.push_str(&format!(
         "Position ID:Match ID {}\n",
-        Backgammon::format_position(position)
+        ids::canonical(position)
     ));
     out
 }

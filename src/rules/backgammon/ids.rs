@@ -5,7 +5,8 @@
 //! own ace point to its bar, as gnubg's `PositionKey` does with `anBoard[0]` and `anBoard[1]`.
 
 use super::board::{BAR, CHECKERS, MAX_CUBE_LOG, Position, State};
-use crate::rules::{PositionError, Side};
+use crate::rules::errors::PositionError;
+use crate::rules::side::Side;
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -82,6 +83,11 @@ fn side_of(player: u32) -> Side {
     } else {
         Side::Black
     }
+}
+
+/// The canonical position string: `PositionID:MatchID`.
+pub fn canonical(position: &Position) -> String {
+    format!("{}:{}", position_id(position), match_id(position))
 }
 
 /// The Position ID of a position.

@@ -2,7 +2,7 @@
 //! in every form gnubg reads, resolved against the legal moves by the position they lead to.
 
 use super::board::{BAR, Play, Position};
-use crate::rules::MoveError;
+use crate::rules::errors::MoveError;
 
 fn point_name(point: u8) -> String {
     match point {

@@ -1,6 +1,15 @@
 use proptest::prelude::*;
 
-use super::*;
+use super::board::*;
+use super::game::*;
+use super::scoring::*;
+use super::summary;
+use super::{ids, notation};
+use crate::rules::details::{Cube, Decision};
+use crate::rules::errors::MoveError;
+use crate::rules::game::Game;
+use crate::rules::laws::{self, Chance, NearMiss, Subject, Sweep};
+use crate::rules::side::Side;
 
 const MONEY: BackgammonOptions = BackgammonOptions {
     cube: true,
@@ -213,53 +222,53 @@ fn a_game_ending_move_is_written_from_the_same_side_as_any_other_move() {
 #[test]
 fn the_summary_tells_what_a_client_draws() {
     let p = Backgammon::start_with_opening(&MONEY, 1, 3);
-    let summary = super::summary(&p);
+    let summary = summary::summary(&p);
     assert_eq!(summary.dice, Some([3, 1]));
     assert_eq!(summary.pips, [167, 167]);
     assert_eq!(
         summary.cube,
-        Some(super::Cube {
+        Some(Cube {
             value: 1,
             owner: None
         })
     );
-    assert_eq!(summary.decision, Some((Side::Black, super::Decision::Move)));
+    assert_eq!(summary.decision, Some((Side::Black, Decision::Move)));
     let p = play(&p, "8/5 6/5");
-    let summary = super::summary(&p);
+    let summary = summary::summary(&p);
     assert_eq!(summary.pips, [167, 163]);
     assert_eq!(summary.dice, None);
     assert_eq!(
         summary.decision,
-        Some((Side::White, super::Decision::DoubleOrRoll))
+        Some((Side::White, Decision::DoubleOrRoll))
     );
     let doubled = play(&p, "double");
     assert_eq!(
-        super::summary(&doubled).decision,
-        Some((Side::Black, super::Decision::TakeOrPass))
+        summary::summary(&doubled).decision,
+        Some((Side::Black, Decision::TakeOrPass))
     );
-    let taken = super::summary(&play(&doubled, "take"));
+    let taken = summary::summary(&play(&doubled, "take"));
     assert_eq!(
         taken.cube,
-        Some(super::Cube {
+        Some(Cube {
             value: 2,
             owner: Some(Side::Black)
         })
     );
     let resigned = play(&p, "resign gammon");
-    let summary = super::summary(&resigned);
+    let summary = summary::summary(&resigned);
     assert_eq!(
         summary.decision,
-        Some((Side::Black, super::Decision::AcceptOrReject))
+        Some((Side::Black, Decision::AcceptOrReject))
     );
     assert_eq!(summary.resignation, Some(2));
-    let accepted = super::summary(&play(&resigned, "accept"));
+    let accepted = summary::summary(&play(&resigned, "accept"));
     assert_eq!(accepted.decision, None);
     assert_eq!(accepted.score, [0, 2]);
     let no_cube = Backgammon::start(&BackgammonOptions {
         cube: false,
         match_length: 0,
     });
-    assert_eq!(super::summary(&no_cube).cube, None);
+    assert_eq!(summary::summary(&no_cube).cube, None);
 }
 
 /// Each XGID here was given to GNU Backgammon 1.07.001 (`set player 0 human`, `set player 1
@@ -663,71 +672,125 @@ fn options_are_validated() {
 
 // ---- properties ----
 
-fn random_game(seed: Vec<u8>) -> Vec<Position> {
-    let mut position = Backgammon::start_with_opening(&MONEY, 2, 5);
-    let mut seen = vec![position];
-    for (i, byte) in seed.iter().enumerate() {
-        if Backgammon::outcome(&position).is_some() {
-            break;
+impl Subject for Backgammon {
+    const CASES: u32 = 64;
+    const MOVE_LIMIT: usize = 300;
+    /// gnubg's IDs are base64: their case is part of them.
+    const ANY_CASE: bool = false;
+    /// A Position ID and Match ID, or an XGID.
+    const NEAR_MISS_POSITION: NearMiss =
+        NearMiss::one_of(&["[A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12}", "XGID=.{0,60}"]);
+    const NEAR_MISS_MOVE: NearMiss = NearMiss::one_of(&["[0-9/ *()barof-]{0,30}"]);
+    /// Status, the board (two edges, five rows a side and the bar line), the IDs.
+    const DIAGRAM_LINES: usize = 15;
+    const DRAWN: Sweep = Sweep::games(24).stopped_at(200);
+    /// The reference generator is slow.
+    const READING: Sweep = Sweep::games(24);
+
+    fn options() -> Vec<BackgammonOptions> {
+        vec![MONEY]
+    }
+
+    /// Rarely double, always take: the game should go on to bear-off.
+    fn choose(_position: &Position, moves: &[Move], chance: &mut Chance) -> usize {
+        if let Some(take) = moves.iter().position(|mv| *mv == Move::Take) {
+            return take;
         }
-        if Backgammon::roll_due(&position).is_some() {
-            let a = byte % 6 + 1;
-            let b = (byte / 6) % 6 + 1;
-            position = Backgammon::apply_roll(&position, &[a, b]);
+        if let Some(roll) = moves.iter().position(|mv| *mv == Move::Roll)
+            && chance.below(7) != 0
+        {
+            return roll;
+        }
+        chance.below(moves.len())
+    }
+
+    /// Who rolls keeps the turn to play the dice; every other decision hands it over.
+    fn side_after(before: &Position, mv: &Move) -> Side {
+        let side = Backgammon::side_to_move(before);
+        if *mv == Move::Roll {
+            side
         } else {
-            let moves = Backgammon::legal_moves(&position);
-            assert!(!moves.is_empty());
-            // Rarely double, and never resign: the game should go on to bear-off.
-            let mut pick = usize::from(*byte) % moves.len();
-            if moves.contains(&Move::Roll) && i % 7 != 0 {
-                pick = 1;
-            }
-            if moves.contains(&Move::Take) {
-                pick = 0;
-            }
-            position = Backgammon::play(&position, &moves[pick]);
-        }
-        seen.push(position);
-    }
-    seen
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn random_games_keep_their_invariants(seed in proptest::collection::vec(any::<u8>(), 0..600)) {
-        for position in random_game(seed) {
-            for side in Side::BOTH {
-                prop_assert_eq!(position.on_board(side) + position.borne_off(side), 15);
-            }
-            let text = format(&position);
-            prop_assert_eq!(parse(&text), position);
-            for mv in Backgammon::legal_moves(&position) {
-                let written = Backgammon::format_move(&position, &mv);
-                let read = Backgammon::parse_move(&position, &written);
-                prop_assert!(read.is_ok(), "{} in {}: {:?}", written, text, read);
-                let read = read.unwrap();
-                prop_assert_eq!(Backgammon::play(&position, &read), Backgammon::play(&position, &mv));
-            }
+            side.opponent()
         }
     }
 
-    #[test]
-    fn parsers_never_panic(text in ".{0,60}", id in "[A-Za-z0-9+/]{14}:[A-Za-z0-9+/]{12}") {
-        let _ = Backgammon::parse_position(&text, &MONEY);
-        let _ = Backgammon::parse_position(&id, &MONEY);
-        let _ = Backgammon::parse_position(&format!("XGID={text}"), &MONEY);
-        let position = Backgammon::start_with_opening(&MONEY, 6, 1);
-        let _ = Backgammon::parse_move(&position, &text);
+    fn check_step(
+        _before: &Position,
+        _legal: &[Move],
+        _mv: &Move,
+        after: &Position,
+    ) -> Result<(), TestCaseError> {
+        for side in Side::BOTH {
+            prop_assert_eq!(after.on_board(side) + after.borne_off(side), 15);
+        }
+        Ok(())
     }
 
-    #[test]
-    fn move_text_is_never_a_panic(text in "[0-9/ *()barof-]{0,30}") {
-        let position = Backgammon::start_with_opening(&MONEY, 4, 4);
-        let _ = Backgammon::parse_move(&position, &text);
+    fn probes() -> Vec<Position> {
+        vec![
+            Backgammon::start_with_opening(&MONEY, 6, 1),
+            Backgammon::start_with_opening(&MONEY, 4, 4),
+        ]
+    }
+
+    fn hand_made() -> Vec<Position> {
+        cross_check_positions()
+    }
+
+    /// Every stack where the position has it, seen from the side to move, the checkers borne
+    /// off, and the IDs.
+    fn check_drawn(position: &Position, diagram: &str) -> Result<(), TestCaseError> {
+        let lines: Vec<&str> = diagram.lines().collect();
+        let viewer = Backgammon::side_to_move(position);
+        let mark = |side: Side| if side == Side::White { 'O' } else { 'X' };
+        let own = position.side_board(viewer);
+        let theirs = position.side_board(viewer.opponent());
+        for point in 1..=24 {
+            let expected = if own[point - 1] > 0 {
+                Some((mark(viewer), own[point - 1]))
+            } else if theirs[24 - point] > 0 {
+                Some((mark(viewer.opponent()), theirs[24 - point]))
+            } else {
+                None
+            };
+            prop_assert_eq!(
+                drawn_stack(&lines, point, 0),
+                expected,
+                "point {} in\n{}",
+                point,
+                diagram
+            );
+        }
+        for (side, half) in [(viewer, 0), (viewer.opponent(), 1)] {
+            let count = position.side_board(side)[24];
+            prop_assert_eq!(
+                drawn_stack(&lines, 25, half),
+                (count > 0).then_some((mark(side), count))
+            );
+        }
+        let off = |side: Side| format!("Off {},", position.borne_off(side));
+        prop_assert!(lines[2].contains(&off(viewer.opponent())), "{}", diagram);
+        prop_assert!(lines[12].contains(&off(viewer)), "{}", diagram);
+        prop_assert_eq!(
+            lines[14],
+            format!("Position ID:Match ID {}", format(position))
+        );
+        Ok(())
+    }
+
+    /// The plays of the dice rolled (none before a roll), and of rolls the game did not get.
+    fn check_reading(position: &Position) -> Result<(), TestCaseError> {
+        assert_same_plays(position);
+        if let Some((a, b)) = other_dice(position) {
+            // Doubles among them.
+            assert_same_plays(&Backgammon::apply_roll(position, &[a, a]));
+            assert_same_plays(&Backgammon::apply_roll(position, &[a, b]));
+        }
+        Ok(())
     }
 }
+
+laws::obeys_the_laws!(Backgammon);
 
 /// Games always end: playing the first legal move and the same dice stream reaches bear-off.
 #[test]
@@ -953,36 +1016,22 @@ fn cross_check_positions() -> Vec<Position> {
     positions
 }
 
-#[test]
-fn the_fast_generator_matches_the_reference_on_fixed_positions() {
-    for position in cross_check_positions() {
-        assert_same_plays(&position);
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
-
-    #[test]
-    fn the_fast_generator_matches_the_reference(
-        seed in proptest::collection::vec(any::<u8>(), 0..600),
-        dice in (1..=6u8, 1..=6u8),
-    ) {
-        for (i, position) in random_game(seed).into_iter().enumerate() {
-            if position.phase() == Phase::Checkers {
-                assert_same_plays(&position);
-            } else if Backgammon::roll_due(&position).is_some() && i % 5 == 0 {
-                // Extra rolls, doubles among them, on the positions the game passed through.
-                assert_same_plays(&Backgammon::apply_roll(&position, &[dice.0, dice.0]));
-                assert_same_plays(&Backgammon::apply_roll(&position, &[dice.0, dice.1]));
-            }
-        }
-    }
+/// Dice for about one in five of the positions with a roll due: they come from the position
+/// itself, so that [`Subject::check_reading`] stays a function of the position while the rolls
+/// it tries vary over a game.
+fn other_dice(position: &Position) -> Option<(u8, u8)> {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    Backgammon::roll_due(position)?;
+    let mut hasher = DefaultHasher::new();
+    format(position).hash(&mut hasher);
+    let chance = hasher.finish();
+    let die = |n: u64| (n % 6) as u8 + 1;
+    chance
+        .is_multiple_of(5)
+        .then(|| (die(chance / 5), die(chance / 30)))
 }
 
 // ---- diagrams ----
-
-const DIAGRAM_LINES: usize = 15;
 
 /// The start with Black to play an opening 3-1 (docs/notation.md), drawn by hand from Black's
 /// side: Black's `X` on its 24, 13, 8 and 6 points, White's `O` on Black's 1, 12, 17 and 19.
@@ -1008,7 +1057,7 @@ Position ID:Match ID 4HPwATDgc/ABMA:cIkFAAAAAAAE
 fn the_opening_diagram_is_seen_from_the_player_to_move() {
     let opening = Backgammon::start_with_opening(&MONEY, 1, 3);
     let diagram = Backgammon::diagram(&opening);
-    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    crate::rules::diagram::reading::assert_plain(&diagram, Backgammon::DIAGRAM_LINES);
     assert_eq!(diagram, OPENING_DIAGRAM);
     // From White's side the same start mirrors: White's checkers take Black's places.
     let white = Backgammon::diagram(&Backgammon::start(&MONEY));
@@ -1053,10 +1102,10 @@ White to move, rolled 4-2
 Position ID:Match ID {id}
 "
     );
-    let engine = crate::rules::Typed::<Backgammon>::ENGINE;
+    let engine = crate::rules::engine::Typed::<Backgammon>::ENGINE;
     let options = serde_json::json!({ "match_length": 5 });
     assert_eq!(
-        crate::rules::Engine::diagram(&engine, &id, &options).unwrap(),
+        crate::rules::engine::Engine::diagram(&engine, &id, &options).unwrap(),
         expected
     );
 }
@@ -1082,44 +1131,6 @@ fn drawn_stack(lines: &[&str], point: usize, half: usize) -> Option<(char, u8)> 
     let drawn = (0..5).take_while(|&slot| !window(slot).is_empty()).count() as u8;
     let count = window(4).parse().unwrap_or(drawn);
     Some((mark, count))
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
-
-    #[test]
-    fn every_position_of_a_random_game_is_drawn_whole(seed in proptest::collection::vec(any::<u8>(), 0..400)) {
-        for position in random_game(seed) {
-            let diagram = Backgammon::diagram(&position);
-            crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
-            let lines: Vec<&str> = diagram.lines().collect();
-            let viewer = Backgammon::side_to_move(&position);
-            let mark = |side: Side| if side == Side::White { 'O' } else { 'X' };
-            let own = position.side_board(viewer);
-            let theirs = position.side_board(viewer.opponent());
-            for point in 1..=24 {
-                let expected = if own[point - 1] > 0 {
-                    Some((mark(viewer), own[point - 1]))
-                } else if theirs[24 - point] > 0 {
-                    Some((mark(viewer.opponent()), theirs[24 - point]))
-                } else {
-                    None
-                };
-                prop_assert_eq!(drawn_stack(&lines, point, 0), expected, "point {} in\n{}", point, diagram);
-            }
-            let bar = |side: Side, half| {
-                let count = position.side_board(side)[24];
-                prop_assert_eq!(drawn_stack(&lines, 25, half), (count > 0).then_some((mark(side), count)));
-                Ok(())
-            };
-            bar(viewer, 0)?;
-            bar(viewer.opponent(), 1)?;
-            let off = |side: Side| format!("Off {},", position.borne_off(side));
-            prop_assert!(lines[2].contains(&off(viewer.opponent())), "{}", diagram);
-            prop_assert!(lines[12].contains(&off(viewer)), "{}", diagram);
-            prop_assert_eq!(lines[14], format!("Position ID:Match ID {}", format(&position)));
-        }
-    }
 }
 
 /// A Position ID that begins with the letters of `XGID` is still a Position ID (a random game

@@ -1,15 +1,15 @@
 //! The Cheversi board as text: each piece by its letter, empty dark squares as `.` (the bishops
 //! care about colour), and the score so far under the board.
 
-use super::{Cheversi, PIECES_PER_SIDE, Position, score};
+use super::board::{self, PIECES_PER_SIDE, Position, score};
 use crate::rules::diagram::{self, Grid};
 use crate::rules::notation::Square;
-use crate::rules::{Game, Side};
+use crate::rules::side::Side;
 
 /// Wide enough for a black piece, `(Q)`.
 const CELL: usize = 3;
 
-pub(super) fn draw(position: &Position) -> String {
+pub(crate) fn draw(position: &Position) -> String {
     let mut grid = Grid::new(8, 8, CELL);
     for row in 0..8u8 {
         for col in 0..8u8 {
@@ -22,10 +22,7 @@ pub(super) fn draw(position: &Position) -> String {
             grid.put(usize::from(col), usize::from(row), text);
         }
     }
-    let status = diagram::status_line(
-        position.side_to_move(),
-        Cheversi::outcome(position).as_ref(),
-    );
+    let status = diagram::status_line(position.side_to_move(), board::outcome(position).as_ref());
     let (white, black) = score(position);
     let last = position
         .last()

@@ -1,56 +1,28 @@
 use proptest::prelude::*;
 
-use super::*;
-use crate::rules::GameKind;
+use super::board::*;
+use super::game::*;
+use crate::rules::diagram::reading::cell;
+use crate::rules::engine::Typed;
+use crate::rules::errors::MoveError;
+use crate::rules::game::Game;
+use crate::rules::laws::{self, NearMiss, Playout, Subject, Sweep, assert_contains};
+use crate::rules::notation::{self, Square};
+use crate::rules::outcome::EndReason;
+use crate::rules::record::{Record, check_result, replay};
+use crate::rules::side::Side;
 
 // Worked out square by square in docs/rules/cheversi.md.
 const EXAMPLE_WHITE: u32 = 29;
 const EXAMPLE_BLACK: u32 = 30;
 
-const OPTIONS: CheversiOptions = CheversiOptions {};
-
-fn parse(text: &str) -> Position {
-    Cheversi::parse_position(text, &OPTIONS)
-        .unwrap_or_else(|e| panic!("`{text}` should parse: {e}"))
-}
-
-fn parse_error(text: &str) -> PositionError {
-    match Cheversi::parse_position(text, &OPTIONS) {
-        Ok(position) => panic!(
-            "`{text}` should be refused, but reads as `{}`",
-            Cheversi::format_position(&position)
-        ),
-        Err(e) => e,
-    }
-}
+laws::shorthands!(Cheversi);
 
 /// Plays placements from the start, each one through the lenient move parser.
 fn play_from_start(moves: &[&str]) -> Position {
     moves
         .iter()
-        .fold(Cheversi::start(&OPTIONS), |position, text| {
-            let mv = Cheversi::parse_move(&position, text)
-                .unwrap_or_else(|e| panic!("`{text}` should be legal: {e}"));
-            Cheversi::play(&position, &mv)
-        })
-}
-
-fn legal(position: &Position) -> Vec<String> {
-    Cheversi::legal_moves(position)
-        .iter()
-        .map(|mv| Cheversi::format_move(position, mv))
-        .collect()
-}
-
-fn illegal(position: &Position, text: &str) -> String {
-    match Cheversi::parse_move(position, text) {
-        Err(MoveError::Illegal { message }) => message,
-        other => panic!("`{text}` should be illegal, got {other:?}"),
-    }
-}
-
-fn assert_contains(text: &str, part: &str) {
-    assert!(text.contains(part), "`{text}` should contain `{part}`");
+        .fold(start(), |position, text| play(&position, text))
 }
 
 fn sq(text: &str) -> Square {
@@ -82,7 +54,7 @@ const EXAMPLE_GAME: [&str; 16] = [
 
 #[test]
 fn start_and_canonical_strings() {
-    let start = Cheversi::start(&OPTIONS);
+    let start = start();
     assert_eq!(Cheversi::format_position(&start), "w");
     assert_eq!(Cheversi::side_to_move(&start), Side::White);
     assert_eq!(start.last(), None);
@@ -220,7 +192,7 @@ fn the_finished_position_has_last_on_black_king() {
 
 #[test]
 fn rule_1_white_starts_with_its_king_anywhere() {
-    let start = Cheversi::start(&OPTIONS);
+    let start = start();
     // One king on each of the 64 squares and nothing else.
     let moves = Cheversi::legal_moves(&start);
     assert_eq!(moves.len(), 64);
@@ -414,10 +386,7 @@ fn rule_7_no_legal_placement_loses() {
             .replace("(A3N)", "(A3N) (B2N)")
             .replace("last=B3", "last=B2"),
     );
-    assert!(Cheversi::legal_moves(&position).is_empty());
-    let outcome = Cheversi::outcome(&position).unwrap();
-    assert_eq!(outcome.winner, Some(Side::Black));
-    assert_eq!(outcome.reason, EndReason::NoLegalMove);
+    assert_won(&position, Side::Black, EndReason::NoLegalMove);
     assert_eq!(
         Cheversi::parse_move(&position, "NE1"),
         Err(MoveError::GameOver)
@@ -455,18 +424,14 @@ fn rule_7_can_arise_in_play() {
         });
         assert_contains(&why.unwrap(), "would leave Black without a legal placement");
     }
-    let outcome = Cheversi::outcome(&position).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::Black), EndReason::NoLegalMove)
-    );
+    assert_won(&position, Side::Black, EndReason::NoLegalMove);
 }
 
 // ---- moves ----
 
 #[test]
 fn move_input_is_lenient() {
-    let start = Cheversi::start(&OPTIONS);
+    let start = start();
     let king_e4 = Placement {
         piece: Piece::King,
         square: sq("E4"),
@@ -517,15 +482,12 @@ fn bare_squares_resolve_or_list_the_candidates() {
 
 #[test]
 fn syntax_errors_show_the_expected_form() {
-    let start = Cheversi::start(&OPTIONS);
+    let start = start();
     for text in [
         "", "  ", "X", "XE4", "KE9", "KA0", "A0", "K4", "KE", "E4-E5", "K E 4", "KKE4", "E4KK",
         "(KE4)",
     ] {
-        match Cheversi::parse_move(&start, text) {
-            Err(MoveError::Syntax { message }) => assert_contains(&message, "like `KE4`"),
-            other => panic!("`{text}` should be a syntax error, got {other:?}"),
-        }
+        assert_contains(&syntax_error(&start, text), "like `KE4`");
     }
 }
 
@@ -547,7 +509,7 @@ fn finished_games_take_no_moves() {
 
 #[test]
 fn kings_and_knights_score_their_empty_squares() {
-    assert_eq!(score(&Cheversi::start(&OPTIONS)), (0, 0));
+    assert_eq!(score(&start()), (0, 0));
     assert_eq!(score(&play_from_start(&["KE4"])), (8, 0));
     // King A1: A2, B1, B2 all empty.
     assert_eq!(score(&play_from_start(&["KA1"])), (3, 0));
@@ -590,21 +552,12 @@ fn the_example_game_scores_as_worked_out_in_the_docs() {
 
 #[test]
 fn a_whole_game_through_the_engine_interface() {
-    let engine = GameKind::Cheversi.engine().expect("Cheversi is playable");
+    let engine = Typed::<Cheversi>::engine();
     assert_eq!(
-        (engine.id(), engine.name(), engine.can_draw()),
+        (Cheversi::ID, Cheversi::NAME, Cheversi::CAN_DRAW),
         ("cheversi", "Cheversi", true)
     );
     let options = serde_json::Value::Null;
-    assert_eq!(
-        engine.normalize_options(&options),
-        Ok(serde_json::json!({}))
-    );
-    assert!(
-        engine
-            .normalize_options(&serde_json::json!({ "board": 10 }))
-            .is_err()
-    );
     let mut position = engine.start_position(&options).unwrap();
     assert_eq!(position, "w");
     for (ply, text) in EXAMPLE_GAME.iter().enumerate() {
@@ -627,7 +580,7 @@ fn a_whole_game_through_the_engine_interface() {
     assert!(engine.legal_moves(&position, &options).unwrap().is_empty());
     assert_eq!(
         engine.play(&position, &options, "KA1"),
-        Err(crate::rules::PlayError::Move(MoveError::GameOver))
+        Err(crate::rules::engine::PlayError::Move(MoveError::GameOver))
     );
     let with_positions = engine
         .legal_moves_with_positions("w E4K (D5N) ; last=D5", &options)
@@ -794,71 +747,43 @@ fn naive_score(position: &Position) -> (u32, u32) {
     (points[0], points[1])
 }
 
-#[test]
-fn the_naive_reading_agrees_on_the_hand_made_positions() {
-    for position in [
-        Cheversi::start(&OPTIONS),
-        play_from_start(&["KE4"]),
-        play_from_start(&["KE4", "QD5"]),
-        play_from_start(&EXAMPLE_GAME[..15]),
-        parse(WALLED_IN),
-        play_from_start(&RULE_7_GAME[..13]),
-        play_from_start(&RULE_7_GAME),
-    ] {
-        assert_eq!(Cheversi::legal_moves(&position), naive_legal(&position));
-    }
-}
-
 // ---- properties ----
 
-/// Plays a random game, choosing each placement by the next number; stops when no move is left.
-fn random_game(choices: &[usize]) -> Vec<(Position, Placement)> {
-    let mut position = Cheversi::start(&OPTIONS);
-    let mut game = Vec::new();
-    for &choice in choices {
-        let moves = Cheversi::legal_moves(&position);
-        if moves.is_empty() {
-            break;
-        }
-        let mv = moves[choice % moves.len()];
-        game.push((position, mv));
-        position = Cheversi::play(&position, &mv);
-    }
-    game
-}
-
-/// Text shaped like a position string, so that many cases get past the layout and into the
-/// checks of the pieces and fields.
-fn near_miss_position() -> impl Strategy<Value = String> {
-    let token = prop_oneof![
-        "[wbWBx]",
-        "\\(?[A-Ja-j][0-9]{1,2}[KQRBNXkqrbn]?\\)?",
-        "; ?last ?= ?[A-Ja-j]?[0-9]{0,2}",
-        "[;=()]",
-    ];
-    prop::collection::vec(token, 0..20).prop_map(|tokens| tokens.join(" "))
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+impl Subject for Cheversi {
+    const CASES: u32 = 200;
+    const MOVE_LIMIT: usize = 20;
+    const ALWAYS_ENDS: bool = true;
+    /// Pieces with their letters and the `last` field, so that many cases get past the layout
+    /// and into the checks of the pieces and fields.
+    const NEAR_MISS_POSITION: NearMiss = NearMiss::words(
+        &[
+            "[wbWBx]",
+            "\\(?[A-Ja-j][0-9]{1,2}[KQRBNXkqrbn]?\\)?",
+            "; ?last ?= ?[A-Ja-j]?[0-9]{0,2}",
+            "[;=()]",
+        ],
+        20,
+    );
+    const NEAR_MISS_MOVE: NearMiss = NearMiss::one_of(&["[KQRBNkqrbn]?[A-Ha-h][1-8]"]);
+    /// Status, 2 × 8 rows + 2, footer.
+    const DIAGRAM_LINES: usize = 20;
+    const DRAWN: Sweep = Sweep::games(32);
+    /// The slow reading costs some seconds per hundred games in a debug build.
+    const READING: Sweep = Sweep::games(64);
 
     /// The rules file expected every game to run to 16 placements; with rule 6 read one placement
     /// ahead a game can also end earlier by rule 7 (see `rule_7_can_arise_in_play`), about once in
     /// 200,000 random games.
-    #[test]
-    fn random_games_end_on_points_after_16_placements_or_by_rule_7(choices in prop::collection::vec(any::<usize>(), 20)) {
-        let game = random_game(&choices);
-        let (position, mv) = *game.last().unwrap();
-        let end = Cheversi::play(&position, &mv);
-        prop_assert!(Cheversi::legal_moves(&end).is_empty());
-        let outcome = Cheversi::outcome(&end).unwrap();
-        if game.len() < 16 {
+    fn check_end(game: &Playout<Self>) -> Result<(), TestCaseError> {
+        let end = &game.end;
+        let outcome = Cheversi::outcome(end).unwrap();
+        if game.steps.len() < 16 {
             prop_assert_eq!(outcome.reason, EndReason::NoLegalMove);
-            prop_assert_eq!(outcome.winner, Some(Cheversi::side_to_move(&end).opponent()));
+            prop_assert_eq!(outcome.winner, Some(Cheversi::side_to_move(end).opponent()));
             return Ok(());
         }
-        prop_assert_eq!(game.len(), 16);
-        let (white, black) = score(&end);
+        prop_assert_eq!(game.steps.len(), 16);
+        let (white, black) = score(end);
         prop_assert_eq!(outcome.reason, EndReason::Points);
         prop_assert_eq!(outcome.summary, Some(format!("{white}-{black}")));
         let winner = match white.cmp(&black) {
@@ -867,75 +792,82 @@ proptest! {
             std::cmp::Ordering::Equal => None,
         };
         prop_assert_eq!(outcome.winner, winner);
-        prop_assert_eq!(Cheversi::side_to_move(&end), Side::White);
-        prop_assert_eq!(end.piece_at(end.last().unwrap()), Some((Side::Black, Piece::King)));
+        prop_assert_eq!(Cheversi::side_to_move(end), Side::White);
+        prop_assert_eq!(
+            end.piece_at(end.last().unwrap()),
+            Some((Side::Black, Piece::King))
+        );
+        Ok(())
     }
 
-    #[test]
-    fn strings_and_moves_round_trip(choices in prop::collection::vec(any::<usize>(), 16)) {
-        for (position, played) in random_game(&choices) {
-            prop_assert!(Cheversi::outcome(&position).is_none());
-            let text = Cheversi::format_position(&position);
-            let reread = Cheversi::parse_position(&text, &OPTIONS).unwrap();
-            prop_assert_eq!(reread, position);
-            prop_assert_eq!(Cheversi::format_position(&reread), text.clone());
-            let lenient = text.to_lowercase().replace(' ', "  \t");
-            prop_assert_eq!(Cheversi::parse_position(&lenient, &OPTIONS).unwrap(), position);
-            let moves = Cheversi::legal_moves(&position);
-            prop_assert!(moves.contains(&played));
-            for mv in &moves {
-                let written = Cheversi::format_move(&position, mv);
-                prop_assert_eq!(Cheversi::parse_move(&position, &written), Ok(*mv));
-                prop_assert_eq!(Cheversi::parse_move(&position, &written.to_lowercase()), Ok(*mv));
+    fn probes() -> Vec<Position> {
+        vec![play_from_start(&["KE4", "QD5"])]
+    }
+
+    /// The first placements, the worked example before its last one, a side walled in, and a
+    /// game that ends by rule 7.
+    fn hand_made() -> Vec<Position> {
+        vec![
+            play_from_start(&["KE4"]),
+            play_from_start(&["KE4", "QD5"]),
+            play_from_start(&EXAMPLE_GAME[..15]),
+            parse(WALLED_IN),
+            play_from_start(&RULE_7_GAME[..13]),
+            play_from_start(&RULE_7_GAME),
+        ]
+    }
+
+    /// Every piece by its letter, `.` on the empty dark squares; a finished game's summary on the
+    /// first line.
+    fn check_drawn(position: &Position, diagram: &str) -> Result<(), TestCaseError> {
+        for square in squares() {
+            let drawn = cell(
+                diagram,
+                8,
+                3,
+                usize::from(square.col),
+                usize::from(square.row),
+            );
+            let expected = match position.piece_at(square) {
+                Some((side, piece)) => notation::piece_token(side, piece.letter()),
+                None if square.is_dark() => ".".to_owned(),
+                None => String::new(),
+            };
+            prop_assert_eq!(drawn, expected);
+        }
+        if let Some(outcome) = Cheversi::outcome(position) {
+            let status = diagram.lines().next().unwrap();
+            prop_assert!(status.starts_with("Game over: "));
+            prop_assert!(status.contains(&outcome.summary.unwrap_or_default()));
+        }
+        Ok(())
+    }
+
+    /// The placements, the score, and the reason given for each placement refused.
+    fn check_reading(position: &Position) -> Result<(), TestCaseError> {
+        let moves = Cheversi::legal_moves(position);
+        prop_assert_eq!(&moves, &naive_legal(position));
+        prop_assert_eq!(score(position), naive_score(position));
+        for square in squares() {
+            for piece in Piece::ALL {
+                let mv = Placement { piece, square };
+                let explained = position.why_illegal(mv);
+                prop_assert_eq!(
+                    explained.is_none(),
+                    moves.contains(&mv),
+                    "{} {:?}",
+                    mv,
+                    explained
+                );
             }
         }
-    }
-
-    #[test]
-    fn parsing_any_text_never_panics(text in "\\PC{0,40}") {
-        let _ = Cheversi::parse_position(&text, &OPTIONS);
-        let position = play_from_start(&["KE4", "QD5"]);
-        let _ = Cheversi::parse_move(&position, &text);
-        let _ = Cheversi::parse_move(&Cheversi::start(&OPTIONS), &text);
-    }
-
-    #[test]
-    fn parsing_near_miss_text_never_panics(text in near_miss_position()) {
-        if let Ok(position) = Cheversi::parse_position(&text, &OPTIONS) {
-            let canonical = Cheversi::format_position(&position);
-            prop_assert_eq!(Cheversi::parse_position(&canonical, &OPTIONS), Ok(position));
-            let _ = Cheversi::outcome(&position);
-            let _ = score(&position);
-            let _ = Cheversi::parse_move(&position, &text);
-        }
-        let _ = Cheversi::parse_move(&Cheversi::start(&OPTIONS), &text);
+        Ok(())
     }
 }
 
-proptest! {
-    // The slow reading costs some seconds per hundred games in a debug build.
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn the_fast_rules_agree_with_the_naive_reading(choices in prop::collection::vec(any::<usize>(), 16)) {
-        for (position, _) in random_game(&choices) {
-            let moves = Cheversi::legal_moves(&position);
-            prop_assert_eq!(&moves, &naive_legal(&position));
-            prop_assert_eq!(score(&position), naive_score(&position));
-            for square in squares() {
-                for piece in Piece::ALL {
-                    let mv = Placement { piece, square };
-                    let explained = position.why_illegal(mv);
-                    prop_assert_eq!(explained.is_none(), moves.contains(&mv), "{} {:?}", mv, explained);
-                }
-            }
-        }
-    }
-}
+laws::obeys_the_laws!(Cheversi);
 
 // ---- diagrams ----
-
-const DIAGRAM_LINES: usize = 20;
 
 /// The empty board drawn by hand: `A1` dark (docs/notation.md), so dots on `A1 C1 … B2 D2 …`.
 const EMPTY_DIAGRAM: &str = "\
@@ -963,10 +895,10 @@ Placed: White 0/8, Black 0/8; last: none; score: White 0, Black 0
 
 #[test]
 fn the_empty_board_diagram() {
-    let empty = Cheversi::diagram(&Cheversi::start(&OPTIONS));
-    crate::rules::diagram::reading::assert_plain(&empty, DIAGRAM_LINES);
+    let empty = Cheversi::diagram(&start());
+    crate::rules::diagram::reading::assert_plain(&empty, Cheversi::DIAGRAM_LINES);
     assert_eq!(empty, EMPTY_DIAGRAM);
-    let engine = GameKind::Cheversi.engine().unwrap();
+    let engine = Typed::<Cheversi>::engine();
     assert_eq!(
         engine.diagram("w", &serde_json::Value::Null).unwrap(),
         EMPTY_DIAGRAM
@@ -978,7 +910,7 @@ fn a_middle_game_diagram_shows_the_pieces_the_last_square_and_the_score() {
     // The example of docs/notation.md: White's king on E4, Black's knight on D5. The king
     // attacks the 7 empty squares around it, the knight all 8 of its squares.
     let diagram = Cheversi::diagram(&parse("w E4K (D5N) ; last=D5"));
-    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    crate::rules::diagram::reading::assert_plain(&diagram, Cheversi::DIAGRAM_LINES);
     let lines: Vec<&str> = diagram.lines().collect();
     assert_eq!(lines[0], "White to move");
     assert_eq!(lines[8], "  5 | . |   | . |(N)| . |   | . |   |");
@@ -989,31 +921,26 @@ fn a_middle_game_diagram_shows_the_pieces_the_last_square_and_the_score() {
     );
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+// ---- game records ----
 
-    #[test]
-    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 16)) {
-        let game = random_game(&choices);
-        let last = game.last().map(|(position, mv)| Cheversi::play(position, mv));
-        for position in game.iter().map(|(position, _)| *position).chain(last) {
-            let diagram = Cheversi::diagram(&position);
-            crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
-            for square in squares() {
-                let drawn = crate::rules::diagram::reading::cell(
-                    &diagram, 8, 3, usize::from(square.col), usize::from(square.row),
-                );
-                let expected = match position.piece_at(square) {
-                    Some((side, piece)) => notation::piece_token(side, piece.letter()),
-                    None if square.is_dark() => ".".to_owned(),
-                    None => String::new(),
-                };
-                prop_assert_eq!(drawn, expected);
-            }
-            if let Some(outcome) = Cheversi::outcome(&position) {
-                prop_assert!(diagram.starts_with("Game over: "));
-                prop_assert!(diagram.lines().next().unwrap().contains(&outcome.summary.unwrap_or_default()));
-            }
-        }
-    }
+const RECORD: &str = "[Game \"cheversi\"]\n[White \"al \\\"the\\\" ice\"]\n[Result \"1-0\"]\n\n1. KE4\n1... QD5\n2. QC6\n\n1-0\n";
+
+#[test]
+fn replay_checks_every_move_and_the_result() {
+    let engine = Typed::<Cheversi>::engine();
+    let options = serde_json::Value::Null;
+    let record = Record::parse(RECORD).unwrap();
+    let replayed = replay(engine, &options, "w", &record).unwrap();
+    assert_eq!(replayed.moves[2].notation, "QC6");
+    assert_eq!(replayed.position, replayed.moves[2].position);
+    assert_eq!(replayed.side_to_move, Side::Black);
+    assert!(
+        check_result(&record, &replayed).is_ok(),
+        "an unfinished game claims nothing yet"
+    );
+
+    let illegal = Record::parse("1. KE4\n1... QA1\n").unwrap();
+    let error = replay(engine, &options, "w", &illegal).unwrap_err();
+    assert_eq!(error.line, Some(2));
+    assert!(error.message.starts_with("move 1... `QA1`"), "{error}");
 }

@@ -3,8 +3,8 @@
 //! what pieces attack.
 
 use super::die::{Dir, Orientation};
-use crate::rules::Side;
 use crate::rules::notation::Square;
+use crate::rules::side::Side;
 
 pub type Bits = u128;
 
@@ -204,22 +204,22 @@ pub enum Placed {
 /// hold everywhere else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    pub(super) side: Side,
-    pub(super) extended: bool,
+    pub(crate) side: Side,
+    pub(crate) extended: bool,
     /// Which kings still have their diagonal first move; always false with the basic rules.
-    pub(super) diag: [bool; 2],
-    pub(super) kings: [u8; 2],
-    pub(super) dice: [Bits; 2],
-    pub(super) soldiers: [Bits; 2],
+    pub(crate) diag: [bool; 2],
+    pub(crate) kings: [u8; 2],
+    pub(crate) dice: [Bits; 2],
+    pub(crate) soldiers: [Bits; 2],
     /// Each side's barriers as (lower square, higher square), ascending, empty slots last, so
     /// that equal positions compare equal.
-    pub(super) barriers: [[Option<(u8, u8)>; 2]; 2],
+    pub(crate) barriers: [[Option<(u8, u8)>; 2]; 2],
     /// The orientation of the die on each square; the first orientation on squares without a die.
-    pub(super) orient: [Orientation; 81],
+    pub(crate) orient: [Orientation; 81],
 }
 
 impl Position {
-    pub(super) fn empty(side: Side, extended: bool) -> Position {
+    pub(crate) fn empty(side: Side, extended: bool) -> Position {
         Position {
             side,
             extended,
@@ -249,18 +249,18 @@ impl Position {
         square(self.kings[side.index()])
     }
 
-    pub(super) fn barrier_bits(&self, side: Side) -> Bits {
+    pub(crate) fn barrier_bits(&self, side: Side) -> Bits {
         self.barriers[side.index()]
             .iter()
             .flatten()
             .fold(0, |bits, &(a, b)| bits | bit(a) | bit(b))
     }
 
-    pub(super) fn barrier_count(&self, side: Side) -> u32 {
+    pub(crate) fn barrier_count(&self, side: Side) -> u32 {
         self.barriers[side.index()].iter().flatten().count() as u32
     }
 
-    pub(super) fn pieces(&self, side: Side) -> Bits {
+    pub(crate) fn pieces(&self, side: Side) -> Bits {
         let s = side.index();
         let king = if self.kings[s] < CELLS {
             bit(self.kings[s])
@@ -270,7 +270,7 @@ impl Position {
         self.dice[s] | self.soldiers[s] | self.barrier_bits(side) | king
     }
 
-    pub(super) fn occupied(&self) -> Bits {
+    pub(crate) fn occupied(&self) -> Bits {
         self.pieces(Side::White) | self.pieces(Side::Black)
     }
 
@@ -285,7 +285,7 @@ impl Position {
     }
 
     /// The barrier of `side` covering `sq`, as (lower, higher).
-    pub(super) fn barrier_at(&self, side: Side, sq: u8) -> Option<(u8, u8)> {
+    pub(crate) fn barrier_at(&self, side: Side, sq: u8) -> Option<(u8, u8)> {
         self.barriers[side.index()]
             .iter()
             .flatten()
@@ -293,7 +293,7 @@ impl Position {
             .find(|&(a, b)| a == sq || b == sq)
     }
 
-    pub(super) fn piece_at(&self, sq: u8) -> Option<(Side, Piece)> {
+    pub(crate) fn piece_at(&self, sq: u8) -> Option<(Side, Piece)> {
         if sq >= CELLS {
             return None;
         }
@@ -339,7 +339,7 @@ impl Position {
     }
 
     /// The piece on `sq` for a player to read: "Black's die 64 on D9", "White's barrier C2D2".
-    pub(super) fn describe(&self, sq: u8) -> String {
+    pub(crate) fn describe(&self, sq: u8) -> String {
         match self.piece_at(sq) {
             None => format!("nothing on {}", name(sq)),
             Some((side, Piece::Die(o))) => format!("{side}'s die {o} on {}", name(sq)),
@@ -352,7 +352,7 @@ impl Position {
     }
 
     /// The squares the king of `side` attacks (the diagonals only while it has its first move).
-    pub(super) fn king_reach(&self, side: Side) -> Bits {
+    pub(crate) fn king_reach(&self, side: Side) -> Bits {
         let k = self.kings[side.index()];
         if k >= CELLS {
             return 0;
@@ -366,7 +366,7 @@ impl Position {
 
     /// The pieces of `side` that attack `target`. Dice may cross the squares in `pass` (the
     /// pass-over of a barrier capture); the king counts only if `with_king`.
-    pub(super) fn attackers(&self, side: Side, target: u8, pass: Bits, with_king: bool) -> Bits {
+    pub(crate) fn attackers(&self, side: Side, target: u8, pass: Bits, with_king: bool) -> Bits {
         let s = side.index();
         let occupied = self.occupied();
         let mut found = 0;
@@ -390,7 +390,7 @@ impl Position {
 
     /// A piece of `side` that attacks `target`, if any: the test for check and for a soldier's
     /// safety. The pass-over never applies here.
-    pub(super) fn attacker(&self, side: Side, target: u8) -> Option<u8> {
+    pub(crate) fn attacker(&self, side: Side, target: u8) -> Option<u8> {
         let s = side.index();
         if self.king_reach(side) & bit(target) != 0 {
             return Some(self.kings[s]);
@@ -404,17 +404,17 @@ impl Position {
     }
 
     /// The piece giving check to `side`'s king, if it is in check.
-    pub(super) fn checker(&self, side: Side) -> Option<u8> {
+    pub(crate) fn checker(&self, side: Side) -> Option<u8> {
         self.attacker(side.opponent(), self.kings[side.index()])
     }
 
-    pub(super) fn in_check(&self, side: Side) -> bool {
+    pub(crate) fn in_check(&self, side: Side) -> bool {
         self.checker(side).is_some()
     }
 
     /// The attackers of each square of `side`'s barrier by its opponent, each allowed to pass
     /// over the barrier's other square.
-    pub(super) fn barrier_attackers(&self, side: Side, (a, b): (u8, u8)) -> (Bits, Bits) {
+    pub(crate) fn barrier_attackers(&self, side: Side, (a, b): (u8, u8)) -> (Bits, Bits) {
         let by = side.opponent();
         (
             self.attackers(by, a, bit(b), true),
@@ -424,17 +424,17 @@ impl Position {
 
     /// The geometric two-attacker test: two different pieces of the opponent attack the two
     /// squares of `side`'s barrier.
-    pub(super) fn barrier_capturable(&self, side: Side, barrier: (u8, u8)) -> bool {
+    pub(crate) fn barrier_capturable(&self, side: Side, barrier: (u8, u8)) -> bool {
         let (on_a, on_b) = self.barrier_attackers(side, barrier);
         on_a != 0 && on_b != 0 && (on_a | on_b).count_ones() >= 2
     }
 
-    pub(super) fn set_barriers(&mut self, side: Side, mut list: [Option<(u8, u8)>; 2]) {
+    pub(crate) fn set_barriers(&mut self, side: Side, mut list: [Option<(u8, u8)>; 2]) {
         list.sort_by_key(|slot| slot.map_or((CELLS, CELLS), |(a, b)| (a, b)));
         self.barriers[side.index()] = list;
     }
 
-    pub(super) fn add_barrier(&mut self, side: Side, a: u8, b: u8) {
+    pub(crate) fn add_barrier(&mut self, side: Side, a: u8, b: u8) {
         let mut list = self.barriers[side.index()];
         if let Some(slot) = list.iter_mut().find(|slot| slot.is_none()) {
             *slot = Some((a.min(b), a.max(b)));
@@ -442,7 +442,7 @@ impl Position {
         self.set_barriers(side, list);
     }
 
-    pub(super) fn remove_barrier(&mut self, side: Side, barrier: (u8, u8)) {
+    pub(crate) fn remove_barrier(&mut self, side: Side, barrier: (u8, u8)) {
         let mut list = self.barriers[side.index()];
         for slot in &mut list {
             if *slot == Some(barrier) {
@@ -452,14 +452,14 @@ impl Position {
         self.set_barriers(side, list);
     }
 
-    pub(super) fn put_die(&mut self, side: Side, sq: u8, o: Orientation) {
+    pub(crate) fn put_die(&mut self, side: Side, sq: u8, o: Orientation) {
         self.dice[side.index()] |= bit(sq);
         self.orient[sq as usize] = o;
     }
 
     /// Takes away whatever piece of `side` stands on `sq` (the whole barrier if it covers `sq`).
     /// Kings are never captured, so a king is left alone.
-    pub(super) fn capture(&mut self, side: Side, sq: u8) {
+    pub(crate) fn capture(&mut self, side: Side, sq: u8) {
         let s = side.index();
         let b = bit(sq);
         if self.dice[s] & b != 0 {

@@ -2,8 +2,9 @@
 //! its descriptor, a king as `K`, a soldier as `S`, and a barrier across its two squares.
 
 use super::board::{Piece, Position, col, row, squares};
+use super::movegen;
 use crate::rules::diagram::{self, Grid};
-use crate::rules::{Game, Side};
+use crate::rules::side::Side;
 
 /// Wide enough for a black die, `(14)`, with a space to spare.
 const CELL: usize = 5;
@@ -20,7 +21,7 @@ fn plural(count: u32, one: &str, many: &str) -> String {
     }
 }
 
-pub(super) fn draw(position: &Position) -> String {
+pub(crate) fn draw(position: &Position) -> String {
     let mut grid = Grid::new(9, 9, CELL);
     for side in Side::BOTH {
         for sq in squares(position.pieces(side)) {
@@ -50,8 +51,7 @@ pub(super) fn draw(position: &Position) -> String {
     grid.note(8, "Black");
     grid.note(0, "White");
 
-    let mut status =
-        diagram::status_line(position.side, super::Cubulus::outcome(position).as_ref());
+    let mut status = diagram::status_line(position.side, movegen::outcome(position).as_ref());
     let diagonal: Vec<String> = Side::BOTH
         .into_iter()
         .filter(|&side| position.extended && position.diag[side.index()])

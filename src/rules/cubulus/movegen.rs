@@ -11,8 +11,9 @@ use super::board::{
     squares,
 };
 use super::die::Orientation;
-use super::{Action, Exchange, Timing, Turn};
-use crate::rules::Side;
+use super::turn::{Action, Exchange, Timing, Turn};
+use crate::rules::outcome::{EndReason, Outcome};
+use crate::rules::side::Side;
 
 /// The squares of the opponent's barriers, each with the pieces of the side to move that attack
 /// its other square (passing over this one): the second attacker a capture there needs.
@@ -47,7 +48,7 @@ impl Guards {
 }
 
 /// The die an exchange returns: 1 on top and 4 towards its owner.
-pub(super) fn returned_die(side: Side) -> Orientation {
+pub(crate) fn returned_die(side: Side) -> Orientation {
     let south = match side {
         Side::White => 4,
         Side::Black => 3,
@@ -57,7 +58,7 @@ pub(super) fn returned_die(side: Side) -> Orientation {
 
 impl Position {
     /// Plays an ordinary move of the side to move, without handing the turn over.
-    pub(super) fn apply(&mut self, action: Action) {
+    pub(crate) fn apply(&mut self, action: Action) {
         let me = self.side;
         let s = me.index();
         let opponent = me.opponent();
@@ -91,7 +92,7 @@ impl Position {
     }
 
     /// Makes an exchange for the side to move, without handing the turn over.
-    pub(super) fn apply_exchange(&mut self, exchange: Exchange) {
+    pub(crate) fn apply_exchange(&mut self, exchange: Exchange) {
         let me = self.side;
         let s = me.index();
         let left = self.kings[s];
@@ -106,7 +107,7 @@ impl Position {
     }
 
     /// Plays a whole turn and hands the move to the opponent.
-    pub(super) fn after(&self, turn: &Turn) -> Position {
+    pub(crate) fn after(&self, turn: &Turn) -> Position {
         let mut next = *self;
         if let Some((Timing::Before, exchange)) = turn.exchange {
             next.apply_exchange(exchange);
@@ -122,7 +123,7 @@ impl Position {
     /// Whether the side to move meets the conditions of an exchange right now, regardless of
     /// what it would take back: king on the far row, something captured, and a home square the
     /// king may go to.
-    pub(super) fn can_exchange(&self) -> bool {
+    pub(crate) fn can_exchange(&self) -> bool {
         let me = self.side;
         let king = self.kings[me.index()];
         if row(king) != far_row(me) || self.captured_dice(me) + self.captured_barriers(me) == 0 {
@@ -141,7 +142,7 @@ impl Position {
     }
 
     /// The exchanges the side to move may make now, into `out` (cleared first).
-    pub(super) fn exchanges(&self, out: &mut Vec<Exchange>) {
+    pub(crate) fn exchanges(&self, out: &mut Vec<Exchange>) {
         out.clear();
         if !self.can_exchange() {
             return;
@@ -161,7 +162,7 @@ impl Position {
 
     /// Every ordinary move of the side to move that the movement and capture rules allow, into
     /// `out`; whether the king ends in check is left to the caller.
-    pub(super) fn ordinary(&self, out: &mut Vec<Action>) {
+    pub(crate) fn ordinary(&self, out: &mut Vec<Action>) {
         let me = self.side;
         let s = me.index();
         let opponent = me.opponent();
@@ -272,7 +273,7 @@ impl Position {
     }
 
     /// The squares next to either end of a barrier, in line with it, ascending.
-    pub(super) fn transform_squares(&self, (a, b): (u8, u8)) -> impl Iterator<Item = u8> {
+    pub(crate) fn transform_squares(&self, (a, b): (u8, u8)) -> impl Iterator<Item = u8> {
         let (dc, dr) = (super::board::col(b) - super::board::col(a), row(b) - row(a));
         [offset(a, -dc, -dr), offset(b, dc, dr)]
             .into_iter()
@@ -281,7 +282,7 @@ impl Position {
 
     /// Why the side to move may not stand its barrier up on `to` (one of the barrier's
     /// transformation squares), or `None` if it may, leaving aside its own king's safety.
-    pub(super) fn why_no_transform(&self, barrier: (u8, u8), to: u8) -> Option<String> {
+    pub(crate) fn why_no_transform(&self, barrier: (u8, u8), to: u8) -> Option<String> {
         let me = self.side;
         if self.occupied() & bit(to) != 0 {
             return Some(format!(
@@ -311,7 +312,7 @@ impl Position {
 
     /// Every legal turn of the side to move: each ordinary move alone, then with each exchange
     /// possible after it, and last the exchanges made first, each with every move after it.
-    pub(super) fn turns(&self) -> Vec<Turn> {
+    pub(crate) fn turns(&self) -> Vec<Turn> {
         let me = self.side;
         let mut moves = Vec::with_capacity(128);
         self.ordinary(&mut moves);
@@ -359,7 +360,7 @@ impl Position {
     }
 
     /// Whether the side to move has any legal turn; stops at the first one found.
-    pub(super) fn has_turn(&self) -> bool {
+    pub(crate) fn has_turn(&self) -> bool {
         let me = self.side;
         let mut moves = Vec::with_capacity(128);
         self.ordinary(&mut moves);
@@ -395,4 +396,22 @@ impl Position {
         }
         false
     }
+}
+
+/// How the game stands when the side to move has no turn left: lost, by mate when in check.
+/// `None` while a turn remains.
+pub(crate) fn outcome(position: &Position) -> Option<Outcome> {
+    if position.has_turn() {
+        return None;
+    }
+    let side = position.side;
+    Some(Outcome {
+        winner: Some(side.opponent()),
+        reason: if position.in_check(side) {
+            EndReason::Checkmate
+        } else {
+            EndReason::NoLegalMove
+        },
+        summary: None,
+    })
 }

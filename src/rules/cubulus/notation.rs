@@ -7,10 +7,10 @@ use super::board::{
 };
 use super::die::Orientation;
 use super::position::{read_square, why_not_barrier};
-use super::{Action, Exchange, Timing, Turn};
-use crate::rules::MoveError;
+use super::turn::{Action, Exchange, Timing, Turn};
+use crate::rules::errors::MoveError;
 
-pub(super) const MOVE_FORMS: &str = "a turn is a die, king or soldier move like `B1-B3`, `B1-D1-D3` (start, corner, end; a die may be preceded by its descriptor, `23B1-B3`) or `E1-E2`, a barrier move like `C2D2-D2E2`, a rotation like `B1=26` or a transformation like `C2D2=E2S`; `x` may stand before a captured square (`B1-D1xD3`), and an exchange `*D` or `*E9F9` may come before or after the move, separated by a space (`*D E1-E2`, `E8-E9 *D`)";
+pub(crate) const MOVE_FORMS: &str = "a turn is a die, king or soldier move like `B1-B3`, `B1-D1-D3` (start, corner, end; a die may be preceded by its descriptor, `23B1-B3`) or `E1-E2`, a barrier move like `C2D2-D2E2`, a rotation like `B1=26` or a transformation like `C2D2=E2S`; `x` may stand before a captured square (`B1-D1xD3`), and an exchange `*D` or `*E9F9` may come before or after the move, separated by a space (`*D E1-E2`, `E8-E9 *D`)";
 
 fn exchange_text(exchange: Exchange) -> String {
     match exchange {
@@ -52,7 +52,7 @@ fn action_text(board: &Position, action: Action) -> String {
 }
 
 /// The canonical text of a turn played from `position`, with `+` or `#` at the very end.
-pub(super) fn format_turn(position: &Position, turn: &Turn) -> String {
+pub(crate) fn format_turn(position: &Position, turn: &Turn) -> String {
     let mut board = *position;
     let mut out = String::new();
     if let Some((Timing::Before, exchange)) = turn.exchange {
@@ -330,7 +330,7 @@ fn turn_fits(position: &Position, pattern: &Pattern, turn: &Turn) -> bool {
 }
 
 /// Reads a turn and resolves it against the legal turns of `position`.
-pub(super) fn parse_turn(position: &Position, text: &str) -> Result<Turn, MoveError> {
+pub(crate) fn parse_turn(position: &Position, text: &str) -> Result<Turn, MoveError> {
     let pattern = read_turn(text).map_err(|why| MoveError::Syntax {
         message: match why {
             Some(why) => format!("`{}`: {why}; {MOVE_FORMS}", text.trim()),

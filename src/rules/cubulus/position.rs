@@ -2,8 +2,9 @@
 
 use super::board::{DIAG, ORTH, Piece, Position, bit, home, index, name, square};
 use super::die::Orientation;
+use crate::rules::errors::PositionError;
 use crate::rules::notation::{self, Square};
-use crate::rules::{PositionError, Side};
+use crate::rules::side::Side;
 
 /// One piece token, read.
 enum Token {
@@ -15,7 +16,7 @@ enum Token {
 
 const TOKEN_FORMS: &str = "a piece is a die like `23B1` (top face, face towards row 1, square), a king like `E1`, a barrier like `C2D2` or a soldier like `E2S`";
 
-pub(super) fn read_square(text: &str) -> Result<u8, String> {
+pub(crate) fn read_square(text: &str) -> Result<u8, String> {
     Square::parse(text, 9, 9)
         .filter(|_| text.len() == 2)
         .map(index)
@@ -27,7 +28,7 @@ pub(super) fn read_square(text: &str) -> Result<u8, String> {
 }
 
 /// Why two squares cannot carry one barrier, if they cannot.
-pub(super) fn why_not_barrier(a: u8, b: u8) -> Option<String> {
+pub(crate) fn why_not_barrier(a: u8, b: u8) -> Option<String> {
     if a == b {
         return Some(format!(
             "a barrier covers two different squares, not {} twice",
@@ -95,7 +96,7 @@ fn token(position: &Position, sq: u8) -> Option<(Side, String)> {
     Some((side, notation::piece_token(side, body)))
 }
 
-pub(super) fn format(position: &Position) -> String {
+pub(crate) fn format(position: &Position) -> String {
     let tokens = Side::BOTH.into_iter().flat_map(|side| {
         super::board::squares(position.pieces(side))
             .filter_map(move |sq| token(position, sq).map(|(_, text)| text))
@@ -109,7 +110,7 @@ pub(super) fn format(position: &Position) -> String {
     notation::format_position(position.side, tokens, fields)
 }
 
-pub(super) fn parse(text: &str, extended: bool) -> Result<Position, PositionError> {
+pub(crate) fn parse(text: &str, extended: bool) -> Result<Position, PositionError> {
     let parts = notation::split_position(text)?;
     let mut position = Position::empty(parts.side, extended);
     let mut king_tokens: [Option<&str>; 2] = [None, None];

@@ -5,12 +5,18 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Bits, DARK, DIAGONAL, Dir, Draughts, EVERY_DIR, Jumps, LIGHT, Move, ORTHOGONAL, bit, indices,
-    line, shift, sort_moves, square,
+use super::board::{
+    Bits, DARK, DIAGONAL, Dir, EVERY_DIR, LIGHT, ORTHOGONAL, bit, indices, line, shift, square,
 };
+use super::moves::{Jumps, Move, sort_moves};
+use super::notation::Draughts;
+use crate::rules::errors::MoveError;
+use crate::rules::errors::PositionError;
+use crate::rules::game::Game;
 use crate::rules::notation;
-use crate::rules::{EndReason, Game, MoveError, Outcome, PositionError, Side};
+use crate::rules::outcome::EndReason;
+use crate::rules::outcome::Outcome;
+use crate::rules::side::Side;
 
 #[cfg(test)]
 #[path = "basileus_tests.rs"]
@@ -62,7 +68,7 @@ impl Piece {
     /// other way round, and their steps and jumps keep the colour.
     pub fn colour(self, side: Side) -> Bits {
         match (self, side) {
-            (Piece::Basileus, _) => super::BOARD,
+            (Piece::Basileus, _) => super::board::BOARD,
             (Piece::Pawn, Side::White) | (Piece::Figure, Side::Black) => LIGHT,
             (Piece::Pawn, Side::Black) | (Piece::Figure, Side::White) => DARK,
         }
@@ -187,7 +193,7 @@ impl Position {
         let empty = !self.occupied();
         let mut moves = Vec::new();
         for piece in Piece::ALL {
-            super::push_steps(
+            super::moves::push_steps(
                 self.board(self.side, piece),
                 empty,
                 piece.step_dirs(),
@@ -279,7 +285,7 @@ impl Draughts for Position {
 
 /// Reads one token body such as `E2B`.
 fn read_token(body: &str) -> Result<(u8, Piece), String> {
-    let (index, letter) = super::read_token(body, &['F', 'B'], "Basileus")?;
+    let (index, letter) = super::notation::read_token(body, &['F', 'B'], "Basileus")?;
     let piece = match letter {
         None => Piece::Pawn,
         Some('F') => Piece::Figure,
@@ -346,9 +352,9 @@ impl Game for Basileus {
                     format!(
                         "{side}'s {}s stand on {} squares for the whole game, and {} is {}",
                         piece.name(),
-                        super::colour_name(piece.colour(side) == DARK),
+                        super::board::colour_name(piece.colour(side) == DARK),
                         square(index),
-                        super::colour_name(super::is_dark(index))
+                        super::board::colour_name(super::board::is_dark(index))
                     ),
                 ));
             }
@@ -391,7 +397,7 @@ impl Game for Basileus {
     }
 
     fn diagram(position: &Position) -> String {
-        super::draw_board(
+        super::diagram::draw_board(
             position.side_to_move(),
             Self::outcome(position).as_ref(),
             |index| {
@@ -422,7 +428,7 @@ impl Game for Basileus {
     }
 
     fn parse_move(position: &Position, text: &str) -> Result<Move, MoveError> {
-        super::parse_draughts_move(
+        super::notation::parse_draughts_move(
             position,
             Self::outcome(position).is_some(),
             text,

@@ -1,63 +1,15 @@
 use proptest::prelude::*;
 
-use super::*;
-use crate::rules::GameKind;
-use crate::rules::lukaszewicz::test_support::{self, MOVE_LIMIT};
-use crate::rules::lukaszewicz::{COLS, ROWS};
-
-const OPTIONS: BasileusOptions = BasileusOptions {};
+use crate::rules::engine::Typed;
+use crate::rules::laws::{self, NearMiss, Subject, Sweep, assert_contains};
+use crate::rules::lukaszewicz::basileus::*;
+use crate::rules::lukaszewicz::board::{COLS, ROWS};
+use crate::rules::lukaszewicz::test_support;
 
 const START: &str =
     "w A2 B2F C2 D2F E2B F2F G2 H2F J2 (A7) (B7F) (C7) (D7F) (E7B) (F7F) (G7) (H7F) (J7)";
 
-fn parse(text: &str) -> Position {
-    Basileus::parse_position(text, &OPTIONS)
-        .unwrap_or_else(|e| panic!("`{text}` should parse: {e}"))
-}
-
-fn parse_error(text: &str) -> PositionError {
-    match Basileus::parse_position(text, &OPTIONS) {
-        Ok(position) => panic!(
-            "`{text}` should be refused, but reads as `{}`",
-            Basileus::format_position(&position)
-        ),
-        Err(e) => e,
-    }
-}
-
-fn legal(position: &Position) -> Vec<String> {
-    Basileus::legal_moves(position)
-        .iter()
-        .map(|mv| Basileus::format_move(position, mv))
-        .collect()
-}
-
-fn play(position: &Position, text: &str) -> Position {
-    let mv = Basileus::parse_move(position, text)
-        .unwrap_or_else(|e| panic!("`{text}` should be legal: {e}"));
-    Basileus::play(position, &mv)
-}
-
-fn illegal(position: &Position, text: &str) -> String {
-    match Basileus::parse_move(position, text) {
-        Err(MoveError::Illegal { message }) => message,
-        other => panic!("`{text}` should be illegal, got {other:?}"),
-    }
-}
-
-fn assert_contains(text: &str, part: &str) {
-    assert!(text.contains(part), "`{text}` should contain `{part}`");
-}
-
-fn start() -> Position {
-    Basileus::start(&OPTIONS)
-}
-
-fn assert_won(position: &Position, winner: Side, reason: EndReason) {
-    let outcome = Basileus::outcome(position).expect("the game should be over");
-    assert_eq!((outcome.winner, outcome.reason), (Some(winner), reason));
-    assert!(Basileus::legal_moves(position).is_empty());
-}
+laws::shorthands!(Basileus);
 
 // ---- positions ----
 
@@ -343,57 +295,26 @@ fn syntax_errors_show_the_expected_form() {
     for text in [
         "", "E2", "E2-", "E2--E3", "I2-I3", "E2-E9", "E2+E3", "(E2-E3)", "E2B-E3",
     ] {
-        match Basileus::parse_move(&start(), text) {
-            Err(MoveError::Syntax { message }) => assert_contains(&message, "like `A2-B3`"),
-            other => panic!("`{text}` should be a syntax error, got {other:?}"),
-        }
+        assert_contains(&syntax_error(&start(), text), "like `A2-B3`");
     }
 }
 
 #[test]
 fn the_sample_game_is_legal_and_ends() {
-    let mut position = start();
-    for (ply, text) in SAMPLE_GAME.iter().enumerate() {
-        assert!(
-            legal(&position).contains(&text.to_string()),
-            "{text} in {:?}",
-            legal(&position)
-        );
-        position = play(&position, text);
-        assert_eq!(
-            Basileus::outcome(&position).is_some(),
-            ply + 1 == SAMPLE_GAME.len()
-        );
-    }
+    let position = laws::play_to_the_end::<Basileus>(&start(), SAMPLE_GAME);
     assert_won(&position, Side::Black, EndReason::Decided);
 }
 
 #[test]
 fn a_whole_game_through_the_engine_interface() {
-    let engine = GameKind::Basileus.engine().expect("Basileus is playable");
-    assert_eq!(
-        (engine.id(), engine.name(), engine.can_draw()),
-        ("basileus", "Basileus", true)
-    );
+    let engine = Typed::<Basileus>::engine();
     let options = serde_json::Value::Null;
     assert_eq!(
-        engine.normalize_options(&options),
-        Ok(serde_json::json!({}))
+        (Basileus::ID, Basileus::NAME, Basileus::CAN_DRAW),
+        ("basileus", "Basileus", true)
     );
-    assert!(
-        engine
-            .normalize_options(&serde_json::json!({ "x": 1 }))
-            .is_err()
-    );
-    let mut position = engine.start_position(&options).unwrap();
-    assert_eq!(position, START);
-    for text in SAMPLE_GAME {
-        let played = engine
-            .play(&position, &options, &text.to_lowercase())
-            .unwrap();
-        assert_eq!(played.notation, *text);
-        position = played.after.position;
-    }
+    assert_eq!(engine.start_position(&options).unwrap(), START);
+    let position = laws::play_through_engine::<Basileus>(SAMPLE_GAME);
     let outcome = engine
         .analyse(&position, &options)
         .unwrap()
@@ -525,131 +446,77 @@ fn naive_legal(position: &Position) -> Vec<Vec<usize>> {
     moves
 }
 
-fn fast_paths(position: &Position) -> Vec<Vec<usize>> {
-    let mut moves: Vec<Vec<usize>> = Basileus::legal_moves(position)
-        .iter()
-        .map(|mv| mv.path().iter().map(|&i| i as usize).collect())
-        .collect();
-    moves.sort();
-    moves
-}
-
-#[test]
-fn the_naive_reading_agrees_on_the_hand_made_positions() {
-    for text in [
-        START,
-        "w E4 D2F A1B (E5) (F5F) (E3) (J8B)",
-        "w E4B (E5) (D3F) (A8B)",
-        "w E4B (E5B) (F5F)",
-        "w C4 A1B (C5) (D6) (B6) (D5F) (J8B)",
-        "w E4B (F5F) (F7F) (G7) (A8B)",
-        "w C4 A1B (C5) (D6B) (E7)",
-        "w E4B A4 D1 (F5B) (B4)",
-        "w A1B B1 A2 B2F (C1) (A3) (C3) (D4) (B3F) (D1F) (A4F) (C2F) (J8B)",
-    ] {
-        let position = parse(text);
-        assert_eq!(fast_paths(&position), naive_legal(&position), "{text}");
-    }
-}
-
 // ---- properties ----
 
-fn random_game(choices: &[usize]) -> (Vec<(Position, Move)>, Position) {
-    test_support::random_game::<Basileus>(start(), choices)
-}
+impl Subject for Basileus {
+    const CASES: u32 = 200;
+    const MOVE_LIMIT: usize = 300;
+    const STOPPED_BY_LIMIT: Option<usize> = Some(1);
+    const NEAR_MISS_POSITION: NearMiss = test_support::near_miss_position(24);
+    const NEAR_MISS_MOVE: NearMiss = test_support::NEAR_MISS_MOVE;
+    const DIAGRAM_LINES: usize = test_support::DIAGRAM_LINES;
+    const READING: Sweep = Sweep::games(64);
 
-fn near_miss_position() -> impl Strategy<Value = String> {
-    test_support::near_miss_position(24)
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
-
-    #[test]
-    fn random_games_keep_the_invariants(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for (position, mv) in &game {
-            prop_assert!(Basileus::outcome(position).is_none());
-            let text = Basileus::format_position(position);
-            prop_assert_eq!(&Basileus::parse_position(&text, &OPTIONS).unwrap(), position);
-            let lenient = text.to_lowercase().replace(' ', " \t ");
-            prop_assert_eq!(&Basileus::parse_position(&lenient, &OPTIONS).unwrap(), position);
-            for legal in Basileus::legal_moves(position) {
-                let written = Basileus::format_move(position, &legal);
-                prop_assert_eq!(Basileus::parse_move(position, &written), Ok(legal));
-            }
-            let next = Basileus::play(position, mv);
-            for side in Side::BOTH {
-                for piece in Piece::ALL {
-                    prop_assert!(next.board(side, piece).count_ones() <= position.board(side, piece).count_ones());
-                    prop_assert_eq!(next.board(side, piece) & !piece.colour(side), 0);
-                }
-            }
-            prop_assert_eq!(next.pieces(position.side_to_move()).count_ones(), position.pieces(position.side_to_move()).count_ones());
-        }
-        let finished = Basileus::outcome(&end);
-        prop_assert_eq!(finished.is_some(), Basileus::legal_moves(&end).is_empty());
-        if finished.is_none() {
-            prop_assert_eq!(game.len(), MOVE_LIMIT);
-        }
-    }
-
-    #[test]
-    fn parsing_any_text_never_panics(text in "\\PC{0,40}") {
-        let _ = Basileus::parse_position(&text, &OPTIONS);
-        let _ = Basileus::parse_move(&start(), &text);
-        let _ = Basileus::parse_move(&parse("w C4 A1B (C5) (D6) (B6) (D5F) (J8B)"), &text);
-    }
-
-    #[test]
-    fn parsing_near_miss_text_never_panics(text in near_miss_position()) {
-        if let Ok(position) = Basileus::parse_position(&text, &OPTIONS) {
-            let canonical = Basileus::format_position(&position);
-            prop_assert_eq!(Basileus::parse_position(&canonical, &OPTIONS), Ok(position));
-            let _ = Basileus::outcome(&position);
-            prop_assert_eq!(fast_paths(&position), naive_legal(&position));
-        }
-    }
-
-    #[test]
-    fn mutated_positions_never_panic(choices in prop::collection::vec(any::<usize>(), 1..40), cut in any::<usize>(), insert in "\\PC{0,3}") {
-        let (_, end) = random_game(&choices);
-        let text = Basileus::format_position(&end);
-        let mutated = test_support::insert_at(&text, cut, &insert);
-        if let Ok(position) = Basileus::parse_position(&mutated, &OPTIONS) {
-            let _ = Basileus::outcome(&position);
-            for mv in Basileus::legal_moves(&position) {
-                let _ = Basileus::play(&position, &mv);
+    /// Pieces only go, each kind stays on its colour, and the mover loses none.
+    fn check_step(
+        before: &Position,
+        _legal: &[Move],
+        _mv: &Move,
+        after: &Position,
+    ) -> Result<(), TestCaseError> {
+        for side in Side::BOTH {
+            for piece in Piece::ALL {
+                prop_assert!(
+                    after.board(side, piece).count_ones() <= before.board(side, piece).count_ones()
+                );
+                prop_assert_eq!(after.board(side, piece) & !piece.colour(side), 0);
             }
         }
-        let _ = Basileus::parse_move(&end, &mutated);
+        let mover = before.side_to_move();
+        prop_assert_eq!(
+            after.pieces(mover).count_ones(),
+            before.pieces(mover).count_ones()
+        );
+        Ok(())
+    }
+
+    /// Captures of each kind, chains that branch, jumping and taking the basileus, a side
+    /// walled in.
+    fn hand_made() -> Vec<Position> {
+        [
+            "w E4 D2F A1B (E5) (F5F) (E3) (J8B)",
+            "w E4B (E5) (D3F) (A8B)",
+            "w E4B (E5B) (F5F)",
+            "w C4 A1B (C5) (D6) (B6) (D5F) (J8B)",
+            "w E4B (F5F) (F7F) (G7) (A8B)",
+            "w C4 A1B (C5) (D6B) (E7)",
+            "w E4B A4 D1 (F5B) (B4)",
+            "w A1B B1 A2 B2F (C1) (A3) (C3) (D4) (B3F) (D1F) (A4F) (C2F) (J8B)",
+        ]
+        .map(parse)
+        .to_vec()
+    }
+
+    fn check_drawn(position: &Position, diagram: &str) -> Result<(), TestCaseError> {
+        let letter = |index| {
+            position
+                .piece_at(index)
+                .map(|(side, piece)| (side, piece.suffix()))
+        };
+        test_support::assert_drawn(diagram, letter);
+        Ok(())
+    }
+
+    fn check_reading(position: &Position) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            test_support::legal_paths::<Basileus>(position),
+            naive_legal(position)
+        );
+        Ok(())
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn the_fast_rules_agree_with_the_naive_reading(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for position in game.iter().map(|(position, _)| *position).chain([end]) {
-            prop_assert_eq!(fast_paths(&position), naive_legal(&position));
-        }
-    }
-}
-
-/// A fixed sweep of random games, so that how many the move limit stops is pinned here and
-/// checked on every run (the property tests above draw new games each time).
-#[test]
-fn random_games_end_or_hit_the_limit() {
-    let stopped = test_support::stopped_by_limit::<Basileus>(&start());
-    assert_eq!(
-        stopped, STOPPED_BY_LIMIT,
-        "{stopped} of 200 random games hit the limit of {MOVE_LIMIT} moves"
-    );
-}
-
-const STOPPED_BY_LIMIT: usize = 0;
+laws::obeys_the_laws!(Basileus);
 
 // ---- diagrams ----
 
@@ -678,20 +545,9 @@ White to move
 Pieces: White 9, Black 9
 ";
 
-fn letters(position: &Position) -> impl Fn(u8) -> Option<(Side, &'static str)> + '_ {
-    |index| {
-        position
-            .piece_at(index)
-            .map(|(side, piece)| (side, piece.suffix()))
-    }
-}
-
 #[test]
 fn the_start_diagram() {
-    let start = start();
-    let diagram = Basileus::diagram(&start);
-    test_support::assert_drawn(&diagram, letters(&start));
-    assert_eq!(diagram, START_DIAGRAM);
+    assert_eq!(Basileus::diagram(&start()), START_DIAGRAM);
 }
 
 #[test]
@@ -704,16 +560,4 @@ fn a_middle_game_diagram() {
     assert_eq!(lines[10], "  4 |   | . |   | F |   | . |   | . |   |");
     assert_eq!(lines[14], "  2 |   | . |   | . | B | . |   | . |   |");
     assert_eq!(lines[19], "Pieces: White 2, Black 2");
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
-
-    #[test]
-    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for position in game.iter().map(|(position, _)| position).chain([&end]) {
-            test_support::assert_drawn(&Basileus::diagram(position), letters(position));
-        }
-    }
 }

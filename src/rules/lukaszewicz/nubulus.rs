@@ -5,12 +5,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Bits, DIAGONAL, Dir, Draughts, LEFT, Move, RIGHT, bit, goal_row, indices, line, shift,
-    sort_moves, square,
-};
+use super::board::{Bits, DIAGONAL, Dir, LEFT, RIGHT, bit, goal_row, indices, line, shift, square};
+use super::moves::{Move, sort_moves};
+use super::notation::Draughts;
+use crate::rules::errors::MoveError;
+use crate::rules::errors::PositionError;
+use crate::rules::game::Game;
 use crate::rules::notation::{self};
-use crate::rules::{EndReason, Game, MoveError, Outcome, PositionError, Side};
+use crate::rules::outcome::EndReason;
+use crate::rules::outcome::Outcome;
+use crate::rules::side::Side;
 
 #[cfg(test)]
 #[path = "nubulus_tests.rs"]
@@ -75,7 +79,7 @@ impl Position {
             .iter()
             .fold(0, |all, &dir| all | shift(opponent, dir));
         for from in indices(self.pieces(side) & near) {
-            let jumps = super::Jumps {
+            let jumps = super::moves::Jumps {
                 dirs: &DIAGONAL,
                 targets: opponent,
                 blockers: self.occupied() & !bit(from),
@@ -88,7 +92,7 @@ impl Position {
 
     fn steps(&self) -> Vec<Move> {
         let mut moves = Vec::new();
-        super::push_steps(
+        super::moves::push_steps(
             self.pieces(self.side),
             !self.occupied(),
             &Self::step_dirs(self.side),
@@ -196,8 +200,10 @@ impl Game for Nubulus {
 
     fn start(_options: &NubulusOptions) -> Position {
         // White on the light squares of rows 1-3, Black on the dark squares of rows 6-8.
-        let white = super::LIGHT & (super::row_bits(0) | super::row_bits(1) | super::row_bits(2));
-        let black = super::DARK & (super::row_bits(5) | super::row_bits(6) | super::row_bits(7));
+        let white = super::board::LIGHT
+            & (super::board::row_bits(0) | super::board::row_bits(1) | super::board::row_bits(2));
+        let black = super::board::DARK
+            & (super::board::row_bits(5) | super::board::row_bits(6) | super::board::row_bits(7));
         Position {
             pieces: [white, black],
             side: Side::White,
@@ -213,7 +219,7 @@ impl Game for Nubulus {
             .unwrap_or_default();
         let mut pieces: [Bits; 2] = [0, 0];
         for token in &parts.pieces {
-            let (index, _) = super::read_token(token.body, &[], "Nubulus")
+            let (index, _) = super::notation::read_token(token.body, &[], "Nubulus")
                 .map_err(|message| PositionError::at(token.written, message))?;
             if let Some(owner) = Side::BOTH
                 .into_iter()
@@ -254,7 +260,7 @@ impl Game for Nubulus {
     }
 
     fn diagram(position: &Position) -> String {
-        super::draw_board(position.side, Self::outcome(position).as_ref(), |index| {
+        super::diagram::draw_board(position.side, Self::outcome(position).as_ref(), |index| {
             position.owner(index).map(|side| (side, ""))
         })
     }
@@ -276,7 +282,7 @@ impl Game for Nubulus {
     }
 
     fn parse_move(position: &Position, text: &str) -> Result<Move, MoveError> {
-        super::parse_draughts_move(
+        super::notation::parse_draughts_move(
             position,
             Self::outcome(position).is_some(),
             text,

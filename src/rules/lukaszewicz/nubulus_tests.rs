@@ -1,55 +1,14 @@
 use proptest::prelude::*;
 
-use super::*;
-use crate::rules::GameKind;
-use crate::rules::lukaszewicz::test_support::{self, MOVE_LIMIT};
-use crate::rules::lukaszewicz::{COLS, ROWS};
-
-const OPTIONS: NubulusOptions = NubulusOptions {};
+use crate::rules::engine::Typed;
+use crate::rules::laws::{self, NearMiss, Subject, Sweep, assert_contains};
+use crate::rules::lukaszewicz::board::{COLS, ROWS};
+use crate::rules::lukaszewicz::nubulus::*;
+use crate::rules::lukaszewicz::test_support;
 
 const START: &str = "w B1 D1 F1 H1 A2 C2 E2 G2 J2 B3 D3 F3 H3 (B6) (D6) (F6) (H6) (A7) (C7) (E7) (G7) (J7) (B8) (D8) (F8) (H8)";
 
-fn parse(text: &str) -> Position {
-    Nubulus::parse_position(text, &OPTIONS).unwrap_or_else(|e| panic!("`{text}` should parse: {e}"))
-}
-
-fn parse_error(text: &str) -> PositionError {
-    match Nubulus::parse_position(text, &OPTIONS) {
-        Ok(position) => panic!(
-            "`{text}` should be refused, but reads as `{}`",
-            Nubulus::format_position(&position)
-        ),
-        Err(e) => e,
-    }
-}
-
-fn legal(position: &Position) -> Vec<String> {
-    Nubulus::legal_moves(position)
-        .iter()
-        .map(|mv| Nubulus::format_move(position, mv))
-        .collect()
-}
-
-fn play(position: &Position, text: &str) -> Position {
-    let mv = Nubulus::parse_move(position, text)
-        .unwrap_or_else(|e| panic!("`{text}` should be legal: {e}"));
-    Nubulus::play(position, &mv)
-}
-
-fn illegal(position: &Position, text: &str) -> String {
-    match Nubulus::parse_move(position, text) {
-        Err(MoveError::Illegal { message }) => message,
-        other => panic!("`{text}` should be illegal, got {other:?}"),
-    }
-}
-
-fn assert_contains(text: &str, part: &str) {
-    assert!(text.contains(part), "`{text}` should contain `{part}`");
-}
-
-fn start() -> Position {
-    Nubulus::start(&OPTIONS)
-}
+laws::shorthands!(Nubulus);
 
 // ---- positions ----
 
@@ -59,8 +18,14 @@ fn the_setup_and_its_string() {
     assert_eq!(start().pieces(Side::White).count_ones(), 13);
     assert_eq!(start().pieces(Side::Black).count_ones(), 13);
     // White on light squares, Black on dark ones.
-    assert_eq!(start().pieces(Side::White) & super::super::DARK, 0);
-    assert_eq!(start().pieces(Side::Black) & super::super::LIGHT, 0);
+    assert_eq!(
+        start().pieces(Side::White) & crate::rules::lukaszewicz::board::DARK,
+        0
+    );
+    assert_eq!(
+        start().pieces(Side::Black) & crate::rules::lukaszewicz::board::LIGHT,
+        0
+    );
     assert_eq!(parse(START), start());
 }
 
@@ -277,22 +242,17 @@ fn jumped_pieces_stay_until_the_turn_ends_and_are_jumped_once() {
 fn reaching_the_end_row_wins_at_once() {
     let position = parse("w E7 (A5) (B8)");
     let after = play(&position, "E7-E8");
-    let outcome = Nubulus::outcome(&after).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::GoalReached)
-    );
-    assert!(Nubulus::legal_moves(&after).is_empty());
+    assert_won(&after, Side::White, EndReason::GoalReached);
     assert_eq!(
         Nubulus::parse_move(&after, "A5-A4"),
         Err(MoveError::GameOver)
     );
     // Black's goal is row 1.
     let position = parse("b A5 (E2) (B8)");
-    let outcome = Nubulus::outcome(&play(&position, "E2-E1")).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::Black), EndReason::GoalReached)
+    assert_won(
+        &play(&position, "E2-E1"),
+        Side::Black,
+        EndReason::GoalReached,
     );
 }
 
@@ -308,11 +268,7 @@ fn reaching_the_end_row_mid_chain_wins_and_ends_the_chain() {
     );
     let after = play(&position, "C4xE6xG8");
     assert_eq!(Nubulus::format_position(&after), "b G8 (H7) (J8)");
-    let outcome = Nubulus::outcome(&after).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::GoalReached)
-    );
+    assert_won(&after, Side::White, EndReason::GoalReached);
     // Jumping backwards over the own end row is not a goal: Black reaching row 8 is nothing.
     let position = parse("b (C6) D7 E4 J1");
     assert_eq!(legal(&position), ["C6xE8"]);
@@ -325,11 +281,7 @@ fn no_legal_move_or_no_pieces_loses() {
     // orthogonally, so they cannot be jumped, and White has no move at all.
     let boxed = parse("w E4 (D4) (F4) (E5)");
     assert!(Nubulus::legal_moves(&boxed).is_empty());
-    let outcome = Nubulus::outcome(&boxed).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::Black), EndReason::NoLegalMove)
-    );
+    assert_won(&boxed, Side::Black, EndReason::NoLegalMove);
     assert_eq!(
         Nubulus::parse_move(&boxed, "E4-D4"),
         Err(MoveError::GameOver)
@@ -340,12 +292,7 @@ fn no_legal_move_or_no_pieces_loses() {
     let position = parse("w E4 A1 (D5)");
     let after = play(&position, "E4xC6");
     assert_eq!(Nubulus::format_position(&after), "b A1 C6");
-    let outcome = Nubulus::outcome(&after).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::NoPieces)
-    );
-    assert!(Nubulus::legal_moves(&after).is_empty());
+    assert_won(&after, Side::White, EndReason::NoPieces);
 }
 // ---- moves ----
 
@@ -382,65 +329,28 @@ fn syntax_errors_show_the_expected_form() {
     for text in [
         "", "  ", "E2", "E2-", "E2--E3", "I2-I3", "E2-E9", "E2+E3", "-E2-E3", "(E2-E3)",
     ] {
-        match Nubulus::parse_move(&start(), text) {
-            Err(MoveError::Syntax { message }) => assert_contains(&message, "like `B3-B4`"),
-            other => panic!("`{text}` should be a syntax error, got {other:?}"),
-        }
+        assert_contains(&syntax_error(&start(), text), "like `B3-B4`");
     }
 }
 
 #[test]
 fn the_sample_game_is_legal_and_ends() {
-    let mut position = start();
-    for (ply, text) in SAMPLE_GAME.iter().enumerate() {
-        assert!(Nubulus::outcome(&position).is_none(), "over before {text}");
-        assert!(
-            legal(&position).contains(&text.to_string()),
-            "{text} in {:?}",
-            legal(&position)
-        );
-        position = play(&position, text);
-        assert_eq!(
-            Nubulus::outcome(&position).is_some(),
-            ply + 1 == SAMPLE_GAME.len()
-        );
-    }
-    let outcome = Nubulus::outcome(&position).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::GoalReached)
-    );
+    let position = laws::play_to_the_end::<Nubulus>(&start(), SAMPLE_GAME);
+    assert_won(&position, Side::White, EndReason::GoalReached);
 }
 
 #[test]
 fn a_whole_game_through_the_engine_interface() {
-    let engine = GameKind::Nubulus.engine().expect("Nubulus is playable");
-    assert_eq!(
-        (engine.id(), engine.name(), engine.can_draw()),
-        ("nubulus", "Nubulus", true)
-    );
+    let engine = Typed::<Nubulus>::engine();
     let options = serde_json::Value::Null;
     assert_eq!(
-        engine.normalize_options(&options),
-        Ok(serde_json::json!({}))
+        (Nubulus::ID, Nubulus::NAME, Nubulus::CAN_DRAW),
+        ("nubulus", "Nubulus", true)
     );
-    assert!(
-        engine
-            .normalize_options(&serde_json::json!({ "board": 10 }))
-            .is_err()
-    );
-    let mut position = engine.start_position(&options).unwrap();
-    assert_eq!(position, START);
-    for text in SAMPLE_GAME {
-        let played = engine
-            .play(&position, &options, &text.to_lowercase())
-            .unwrap();
-        assert_eq!(played.notation, *text);
-        position = played.after.position;
-    }
+    assert_eq!(engine.start_position(&options).unwrap(), START);
+    let position = laws::play_through_engine::<Nubulus>(SAMPLE_GAME);
     let analysis = engine.analyse(&position, &options).unwrap();
     assert_eq!(analysis.outcome.unwrap().reason, EndReason::GoalReached);
-    assert!(engine.legal_moves(&position, &options).unwrap().is_empty());
     let with_positions = engine.legal_moves_with_positions(START, &options).unwrap();
     assert_eq!(with_positions.len(), 37);
     assert_eq!(with_positions[0].notation, "B1-A1");
@@ -531,133 +441,72 @@ fn naive_legal(position: &Position) -> Vec<Vec<usize>> {
     moves
 }
 
-fn fast_paths(position: &Position) -> Vec<Vec<usize>> {
-    let mut moves: Vec<Vec<usize>> = Nubulus::legal_moves(position)
-        .iter()
-        .map(|mv| mv.path().iter().map(|&i| i as usize).collect())
-        .collect();
-    moves.sort();
-    moves
-}
-
-#[test]
-fn the_naive_reading_agrees_on_the_hand_made_positions() {
-    for text in [
-        START,
-        "w E4 (D5) (F5) (D3) (F3) (A8)",
-        "w A2 (B3) (D5) (F7) (B5) (J8)",
-        "w E3 (D4) (F4) (D6) (F6) (J8)",
-        "w C4 (D5) (F7) (H7) (J8)",
-        "b A7 C6 (A8) (B8) B7 A6 C8 D7 J1",
-    ] {
-        let position = parse(text);
-        assert_eq!(fast_paths(&position), naive_legal(&position), "{text}");
-    }
-}
-
 // ---- properties ----
 
-/// Plays a random game, each move chosen by the next number; stops at the end or at the limit.
-fn random_game(choices: &[usize]) -> (Vec<(Position, Move)>, Position) {
-    test_support::random_game::<Nubulus>(start(), choices)
-}
+impl Subject for Nubulus {
+    const CASES: u32 = 200;
+    const MOVE_LIMIT: usize = 300;
+    const STOPPED_BY_LIMIT: Option<usize> = Some(0);
+    const NEAR_MISS_POSITION: NearMiss = test_support::near_miss_position(30);
+    const NEAR_MISS_MOVE: NearMiss = test_support::NEAR_MISS_MOVE;
+    const DIAGRAM_LINES: usize = test_support::DIAGRAM_LINES;
+    const READING: Sweep = Sweep::games(64);
 
-fn near_miss_position() -> impl Strategy<Value = String> {
-    test_support::near_miss_position(30)
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
-
-    #[test]
-    fn random_games_keep_the_invariants(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for (position, mv) in &game {
-            prop_assert!(Nubulus::outcome(position).is_none());
-            let text = Nubulus::format_position(position);
-            let reread = Nubulus::parse_position(&text, &OPTIONS).unwrap();
-            prop_assert_eq!(&reread, position);
-            let lenient = text.to_lowercase().replace(' ', "  \t");
-            prop_assert_eq!(&Nubulus::parse_position(&lenient, &OPTIONS).unwrap(), position);
-            let moves = Nubulus::legal_moves(position);
-            for legal in &moves {
-                let written = Nubulus::format_move(position, legal);
-                prop_assert_eq!(Nubulus::parse_move(position, &written), Ok(*legal));
-                prop_assert_eq!(Nubulus::parse_move(position, &written.to_lowercase()), Ok(*legal));
-            }
-            let next = Nubulus::play(position, mv);
-            for side in Side::BOTH {
-                prop_assert!(next.pieces(side).count_ones() <= position.pieces(side).count_ones());
-            }
-            prop_assert_eq!(next.pieces(position.side_to_move()).count_ones(), position.pieces(position.side_to_move()).count_ones());
-            prop_assert_eq!(
-                position.pieces(position.side_to_move().opponent()).count_ones() - next.pieces(position.side_to_move().opponent()).count_ones(),
-                mv.captured().count_ones()
-            );
-        }
-        let finished = Nubulus::outcome(&end);
-        prop_assert_eq!(finished.is_some(), Nubulus::legal_moves(&end).is_empty());
-        if finished.is_none() {
-            prop_assert_eq!(game.len(), MOVE_LIMIT);
-        }
+    /// Pieces only go: the mover keeps all of its own, and the opponent loses those jumped.
+    fn check_step(
+        before: &Position,
+        _legal: &[Move],
+        mv: &Move,
+        after: &Position,
+    ) -> Result<(), TestCaseError> {
+        let mover = before.side_to_move();
+        prop_assert_eq!(
+            after.pieces(mover).count_ones(),
+            before.pieces(mover).count_ones()
+        );
+        prop_assert_eq!(
+            before.pieces(mover.opponent()).count_ones()
+                - after.pieces(mover.opponent()).count_ones(),
+            mv.captured().count_ones()
+        );
+        Ok(())
     }
 
-    #[test]
-    fn parsing_any_text_never_panics(text in "\\PC{0,40}") {
-        let _ = Nubulus::parse_position(&text, &OPTIONS);
-        let _ = Nubulus::parse_move(&start(), &text);
-        let _ = Nubulus::parse_move(&parse("w A2 (B3) (D5) (B5) (J8)"), &text);
+    fn probes() -> Vec<Position> {
+        vec![parse("w A2 (B3) (D5) (B5) (J8)")]
     }
 
-    #[test]
-    fn parsing_near_miss_text_never_panics(text in near_miss_position()) {
-        if let Ok(position) = Nubulus::parse_position(&text, &OPTIONS) {
-            let canonical = Nubulus::format_position(&position);
-            prop_assert_eq!(Nubulus::parse_position(&canonical, &OPTIONS), Ok(position));
-            let _ = Nubulus::outcome(&position);
-            prop_assert_eq!(fast_paths(&position), naive_legal(&position));
-        }
+    /// Captures in every direction, chains that branch or reach the end row, a side boxed in.
+    fn hand_made() -> Vec<Position> {
+        [
+            "w E4 (D5) (F5) (D3) (F3) (A8)",
+            "w A2 (B3) (D5) (F7) (B5) (J8)",
+            "w E3 (D4) (F4) (D6) (F6) (J8)",
+            "w C4 (D5) (F7) (H7) (J8)",
+            "b A7 C6 (A8) (B8) B7 A6 C8 D7 J1",
+        ]
+        .map(parse)
+        .to_vec()
     }
 
-    #[test]
-    fn mutated_positions_never_panic(choices in prop::collection::vec(any::<usize>(), 1..40), cut in any::<usize>(), insert in "\\PC{0,3}") {
-        let (_, end) = random_game(&choices);
-        let text = Nubulus::format_position(&end);
-        let mutated = test_support::insert_at(&text, cut, &insert);
-        if let Ok(position) = Nubulus::parse_position(&mutated, &OPTIONS) {
-            let _ = Nubulus::outcome(&position);
-            for mv in Nubulus::legal_moves(&position) {
-                let _ = Nubulus::play(&position, &mv);
-            }
-        }
-        let _ = Nubulus::parse_move(&end, &mutated);
+    fn check_drawn(position: &Position, diagram: &str) -> Result<(), TestCaseError> {
+        // Every piece is an `o`: the sides differ only by Black's parentheses.
+        test_support::assert_drawn(diagram, |index| {
+            position.owner(index).map(|side| (side, ""))
+        });
+        Ok(())
+    }
+
+    fn check_reading(position: &Position) -> Result<(), TestCaseError> {
+        prop_assert_eq!(
+            test_support::legal_paths::<Nubulus>(position),
+            naive_legal(position)
+        );
+        Ok(())
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn the_fast_rules_agree_with_the_naive_reading(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for position in game.iter().map(|(position, _)| *position).chain([end]) {
-            prop_assert_eq!(fast_paths(&position), naive_legal(&position));
-        }
-    }
-}
-
-/// A fixed sweep of random games, so that how many the move limit stops is pinned here and
-/// checked on every run (the property tests above draw new games each time).
-#[test]
-fn random_games_end_or_hit_the_limit() {
-    let stopped = test_support::stopped_by_limit::<Nubulus>(&start());
-    assert_eq!(
-        stopped, STOPPED_BY_LIMIT,
-        "{stopped} of 200 random games hit the limit of {MOVE_LIMIT} moves"
-    );
-}
-
-const STOPPED_BY_LIMIT: usize = 0;
+laws::obeys_the_laws!(Nubulus);
 
 // ---- diagrams ----
 
@@ -688,11 +537,7 @@ Pieces: White 13, Black 13
 
 #[test]
 fn the_start_diagram() {
-    let diagram = Nubulus::diagram(&start());
-    test_support::assert_drawn(&diagram, |index| {
-        start().owner(index).map(|side| (side, ""))
-    });
-    assert_eq!(diagram, START_DIAGRAM);
+    assert_eq!(Nubulus::diagram(&start()), START_DIAGRAM);
 }
 
 #[test]
@@ -704,17 +549,4 @@ fn a_middle_game_diagram() {
     assert_eq!(lines[2], "  8 |(o)|(o)|   | . |   | . |   | . |   |");
     assert_eq!(lines[16], "  1 | o |   | . |   | . |   | . |   | o |");
     assert_eq!(lines[19], "Pieces: White 2, Black 2");
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
-
-    #[test]
-    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for position in game.iter().map(|(position, _)| position).chain([&end]) {
-            let diagram = Nubulus::diagram(position);
-            test_support::assert_drawn(&diagram, |index| position.owner(index).map(|side| (side, "")));
-        }
-    }
 }

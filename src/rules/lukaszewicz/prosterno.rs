@@ -8,12 +8,19 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Bits, DARK, DIAGONAL, LIGHT, Move, ORTHOGONAL, bit, goal_row, indices, line, neighbour,
-    read_squares, resolve, row_bits, sort_moves, square,
+use super::board::{
+    Bits, DARK, DIAGONAL, LIGHT, ORTHOGONAL, bit, goal_row, indices, line, neighbour, row_bits,
+    square,
 };
+use super::moves::{Move, sort_moves};
+use super::notation::{read_squares, resolve};
+use crate::rules::errors::MoveError;
+use crate::rules::errors::PositionError;
+use crate::rules::game::Game;
 use crate::rules::notation;
-use crate::rules::{EndReason, Game, MoveError, Outcome, PositionError, Side};
+use crate::rules::outcome::EndReason;
+use crate::rules::outcome::Outcome;
+use crate::rules::side::Side;
 
 #[cfg(test)]
 #[path = "prosterno_tests.rs"]
@@ -111,7 +118,7 @@ impl Position {
             return Vec::new();
         }
         let mut moves = Vec::new();
-        super::push_steps(
+        super::moves::push_steps(
             self.pieces(self.side),
             !self.occupied(),
             &DIAGONAL,
@@ -186,7 +193,7 @@ fn chain(
 ) -> ([Bits; 2], Vec<Push>, bool) {
     // The arrival number of the piece on each square in this turn; 0 for a piece that has not
     // arrived in this turn (and so is no attacker).
-    let mut stamps = [0u32; super::SQUARES as usize];
+    let mut stamps = [0u32; super::board::SQUARES as usize];
     let mut arrivals = 1;
     stamps[start as usize] = arrivals;
     let mut queue = VecDeque::from([(start, arrivals)]);
@@ -269,7 +276,7 @@ impl Game for Prosterno {
         let parts = notation::split_position(text)?;
         let mut pieces: [Bits; 2] = [0, 0];
         for token in &parts.pieces {
-            let (index, _) = super::read_token(token.body, &[], "Prosterno")
+            let (index, _) = super::notation::read_token(token.body, &[], "Prosterno")
                 .map_err(|message| PositionError::at(token.written, message))?;
             if let Some(owner) = Side::BOTH
                 .into_iter()
@@ -289,9 +296,9 @@ impl Game for Prosterno {
                     token.written,
                     format!(
                         "{side}'s pieces stand on {} squares for the whole game, and {} is {}",
-                        super::colour_name(side == Side::Black),
+                        super::board::colour_name(side == Side::Black),
                         square(index),
-                        super::colour_name(super::is_dark(index)),
+                        super::board::colour_name(super::board::is_dark(index)),
                     ),
                 ));
             }
@@ -322,7 +329,7 @@ impl Game for Prosterno {
     }
 
     fn diagram(position: &Position) -> String {
-        super::draw_board(position.side, Self::outcome(position).as_ref(), |index| {
+        super::diagram::draw_board(position.side, Self::outcome(position).as_ref(), |index| {
             position.owner(index).map(|side| (side, ""))
         })
     }
@@ -360,11 +367,13 @@ impl Game for Prosterno {
             return Err(MoveError::GameOver);
         }
         match resolve(&position.legal_moves(), &written) {
-            super::Resolved::One(mv) => Ok(mv),
+            super::notation::Resolved::One(mv) => Ok(mv),
             // Steps are written in full and never share both squares.
-            super::Resolved::Several(_) | super::Resolved::None => Err(MoveError::Illegal {
-                message: position.why_illegal(written[0], written[1]),
-            }),
+            super::notation::Resolved::Several(_) | super::notation::Resolved::None => {
+                Err(MoveError::Illegal {
+                    message: position.why_illegal(written[0], written[1]),
+                })
+            }
         }
     }
 

@@ -1,60 +1,15 @@
 use proptest::prelude::*;
 
-use super::*;
-use crate::rules::GameKind;
-use crate::rules::lukaszewicz::test_support::{self, MOVE_LIMIT};
-use crate::rules::lukaszewicz::{COLS, ROWS, index};
+use crate::rules::engine::Typed;
+use crate::rules::laws::{self, NearMiss, Playout, Subject, Sweep, assert_contains};
+use crate::rules::lukaszewicz::board::{COLS, ROWS, index};
+use crate::rules::lukaszewicz::prosterno::*;
+use crate::rules::lukaszewicz::test_support;
 use crate::rules::notation::Square;
-
-const OPTIONS: ProsternoOptions = ProsternoOptions {};
 
 const START: &str = "w B1 D1 F1 H1 A2 C2 E2 G2 J2 (A7) (C7) (E7) (G7) (J7) (B8) (D8) (F8) (H8)";
 
-fn parse(text: &str) -> Position {
-    Prosterno::parse_position(text, &OPTIONS)
-        .unwrap_or_else(|e| panic!("`{text}` should parse: {e}"))
-}
-
-fn parse_error(text: &str) -> PositionError {
-    match Prosterno::parse_position(text, &OPTIONS) {
-        Ok(position) => panic!(
-            "`{text}` should be refused, but reads as `{}`",
-            Prosterno::format_position(&position)
-        ),
-        Err(e) => e,
-    }
-}
-
-fn legal(position: &Position) -> Vec<String> {
-    Prosterno::legal_moves(position)
-        .iter()
-        .map(|mv| Prosterno::format_move(position, mv))
-        .collect()
-}
-
-fn mv(position: &Position, text: &str) -> Move {
-    Prosterno::parse_move(position, text)
-        .unwrap_or_else(|e| panic!("`{text}` should be legal: {e}"))
-}
-
-fn play(position: &Position, text: &str) -> Position {
-    Prosterno::play(position, &mv(position, text))
-}
-
-fn illegal(position: &Position, text: &str) -> String {
-    match Prosterno::parse_move(position, text) {
-        Err(MoveError::Illegal { message }) => message,
-        other => panic!("`{text}` should be illegal, got {other:?}"),
-    }
-}
-
-fn assert_contains(text: &str, part: &str) {
-    assert!(text.contains(part), "`{text}` should contain `{part}`");
-}
-
-fn start() -> Position {
-    Prosterno::start(&OPTIONS)
-}
+laws::shorthands!(Prosterno);
 
 fn sq(text: &str) -> u8 {
     index(Square::parse(text, COLS, ROWS).unwrap())
@@ -79,8 +34,14 @@ fn pushes_of(position: &Position, text: &str) -> (Vec<String>, Reaction) {
 fn the_setup_and_its_string() {
     assert_eq!(Prosterno::format_position(&start()), START);
     assert_eq!(parse(START), start());
-    assert_eq!(start().pieces(Side::White) & super::super::DARK, 0);
-    assert_eq!(start().pieces(Side::Black) & super::super::LIGHT, 0);
+    assert_eq!(
+        start().pieces(Side::White) & crate::rules::lukaszewicz::board::DARK,
+        0
+    );
+    assert_eq!(
+        start().pieces(Side::Black) & crate::rules::lukaszewicz::board::LIGHT,
+        0
+    );
 }
 
 #[test]
@@ -256,12 +217,7 @@ fn a_piece_on_its_goal_row_at_the_end_of_the_turn_wins() {
     // Stepping there.
     let position = parse("w D7 (A3)");
     let after = play(&position, "D7-C8");
-    let outcome = Prosterno::outcome(&after).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::GoalReached)
-    );
-    assert!(Prosterno::legal_moves(&after).is_empty());
+    assert_won(&after, Side::White, EndReason::GoalReached);
     assert_eq!(
         Prosterno::parse_move(&after, "A3-B2"),
         Err(MoveError::GameOver)
@@ -271,31 +227,19 @@ fn a_piece_on_its_goal_row_at_the_end_of_the_turn_wins() {
     let position = parse("w F5 (E3) (A7)");
     let after = play(&position, "F5-E4");
     assert_eq!(Prosterno::format_position(&after), "b E4 (E1) (A7)");
-    let outcome = Prosterno::outcome(&after).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::Black), EndReason::GoalReached)
-    );
+    assert_won(&after, Side::Black, EndReason::GoalReached);
     // Knocked onto one's own goal row in one's own turn: White's C2 sends C3 up to C5, which
     // knocks C6 up to C8.
     let position = parse("w B1 C6 (C3) (A7)");
     let (pushes, reaction) = pushes_of(&position, "B1-C2");
     assert_eq!(pushes, ["C2>C3>C5", "C5>C6>C8"]);
-    let outcome = Prosterno::outcome(&reaction.position).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::GoalReached)
-    );
+    assert_won(&reaction.position, Side::White, EndReason::GoalReached);
 }
 #[test]
 fn the_mover_is_judged_first() {
     // Both sides on their goal rows after Black's move: Black, the mover, wins.
     let position = parse("w A8 (E1) (C5)");
-    let outcome = Prosterno::outcome(&position).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::Black), EndReason::GoalReached)
-    );
+    assert_won(&position, Side::Black, EndReason::GoalReached);
     // The same board after White's move: White wins.
     let position = parse("b A8 (E1) (C5)");
     let outcome = Prosterno::outcome(&position).unwrap();
@@ -308,18 +252,9 @@ fn a_side_without_pieces_loses() {
     let position = parse("w G4 (J5)");
     let after = play(&position, "G4-H5");
     assert_eq!(Prosterno::format_position(&after), "b H5");
-    let outcome = Prosterno::outcome(&after).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::NoPieces)
-    );
-    assert!(Prosterno::legal_moves(&after).is_empty());
+    assert_won(&after, Side::White, EndReason::NoPieces);
     // Set up by hand, a side to move without pieces has lost too.
-    let outcome = Prosterno::outcome(&parse("w (E5)")).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::Black), EndReason::NoPieces)
-    );
+    assert_won(&parse("w (E5)"), Side::Black, EndReason::NoPieces);
     // "No legal move" cannot happen in Prosterno: a side's pieces keep to one colour, and a
     // set of squares of one colour from which no diagonal step leads out is all 36 of them, more
     // than a side's 9 pieces. The property tests check it on every random position.
@@ -342,61 +277,26 @@ fn syntax_errors_show_the_expected_form() {
     for text in [
         "", "E2", "E2-", "E2-F3-G4", "I2-I3", "E2-E9", "E2+F3", "(E2-F3)",
     ] {
-        match Prosterno::parse_move(&start(), text) {
-            Err(MoveError::Syntax { message }) => assert_contains(&message, "like `B1-C2`"),
-            other => panic!("`{text}` should be a syntax error, got {other:?}"),
-        }
+        assert_contains(&syntax_error(&start(), text), "like `B1-C2`");
     }
 }
 
 #[test]
 fn the_sample_game_is_legal_and_ends() {
-    let mut position = start();
-    for (ply, text) in SAMPLE_GAME.iter().enumerate() {
-        assert!(
-            legal(&position).contains(&text.to_string()),
-            "{text} in {:?}",
-            legal(&position)
-        );
-        position = play(&position, text);
-        assert_eq!(
-            Prosterno::outcome(&position).is_some(),
-            ply + 1 == SAMPLE_GAME.len()
-        );
-    }
-    let outcome = Prosterno::outcome(&position).unwrap();
-    assert_eq!(
-        (outcome.winner, outcome.reason),
-        (Some(Side::White), EndReason::GoalReached)
-    );
+    let position = laws::play_to_the_end::<Prosterno>(&start(), SAMPLE_GAME);
+    assert_won(&position, Side::White, EndReason::GoalReached);
 }
 
 #[test]
 fn a_whole_game_through_the_engine_interface() {
-    let engine = GameKind::Prosterno.engine().expect("Prosterno is playable");
-    assert_eq!(
-        (engine.id(), engine.name(), engine.can_draw()),
-        ("prosterno", "Prosterno", true)
-    );
+    let engine = Typed::<Prosterno>::engine();
     let options = serde_json::Value::Null;
     assert_eq!(
-        engine.normalize_options(&options),
-        Ok(serde_json::json!({}))
+        (Prosterno::ID, Prosterno::NAME, Prosterno::CAN_DRAW),
+        ("prosterno", "Prosterno", true)
     );
-    assert!(
-        engine
-            .normalize_options(&serde_json::json!({ "x": 1 }))
-            .is_err()
-    );
-    let mut position = engine.start_position(&options).unwrap();
-    assert_eq!(position, START);
-    for text in SAMPLE_GAME {
-        let played = engine
-            .play(&position, &options, &text.to_lowercase())
-            .unwrap();
-        assert_eq!(played.notation, *text);
-        position = played.after.position;
-    }
+    assert_eq!(engine.start_position(&options).unwrap(), START);
+    let position = laws::play_through_engine::<Prosterno>(SAMPLE_GAME);
     assert_eq!(
         engine
             .analyse(&position, &options)
@@ -406,7 +306,6 @@ fn a_whole_game_through_the_engine_interface() {
             .reason,
         EndReason::GoalReached
     );
-    assert!(engine.legal_moves(&position, &options).unwrap().is_empty());
     // The position after a move includes its whole chain reaction.
     let with_positions = engine
         .legal_moves_with_positions(REACTION, &options)
@@ -507,30 +406,81 @@ fn naive_legal(position: &Position) -> Vec<(usize, usize)> {
     moves
 }
 
-#[test]
-fn the_naive_reading_agrees_on_the_hand_made_positions() {
-    for (text, step) in [
-        (REACTION, "D3-E4"),
-        ("w A4 D3 F7 (D4) (E5)", "D3-E4"),
-        ("w D3 F7 H5 (E5) (F4)", "D3-E4"),
-        ("w C4 D7 (D6) (A7)", "C4-D5"),
-        ("w B1 C6 (C3) (A7)", "B1-C2"),
-    ] {
-        let position = parse(text);
-        let step = mv(&position, step);
-        assert_eq!(
-            Prosterno::play(&position, &step).pieces,
-            naive_play(&position, step.from() as usize, step.to() as usize),
-            "{text}"
-        );
+// ---- properties ----
+
+impl Subject for Prosterno {
+    const CASES: u32 = 200;
+    const MOVE_LIMIT: usize = 300;
+    const STOPPED_BY_LIMIT: Option<usize> = Some(6);
+    const NEAR_MISS_POSITION: NearMiss = test_support::near_miss_position(24);
+    const NEAR_MISS_MOVE: NearMiss = test_support::NEAR_MISS_MOVE;
+    const DIAGRAM_LINES: usize = test_support::DIAGRAM_LINES;
+    const READING: Sweep = Sweep::games(64);
+
+    /// Pieces only go, and each stays on its own side's colour.
+    fn check_step(
+        before: &Position,
+        _legal: &[Move],
+        _mv: &Move,
+        after: &Position,
+    ) -> Result<(), TestCaseError> {
+        for side in Side::BOTH {
+            prop_assert!(after.pieces(side).count_ones() <= before.pieces(side).count_ones());
+            prop_assert_eq!(after.pieces(side) & !colour(side), 0);
+        }
+        Ok(())
+    }
+
+    /// A side is never left without a move: games end on the goal row or with no pieces.
+    fn check_end(game: &Playout<Self>) -> Result<(), TestCaseError> {
+        if let Some(outcome) = Prosterno::outcome(&game.end) {
+            prop_assert_ne!(outcome.reason, EndReason::NoLegalMove);
+        }
+        Ok(())
+    }
+
+    /// Long chain reactions, pieces pushed off the board and back over others, and reactions
+    /// that reach a goal row: D3-E4, C4-D5 and B1-C2 set them off.
+    fn hand_made() -> Vec<Position> {
+        [
+            REACTION,
+            "w A4 D3 F7 (D4) (E5)",
+            "w D3 F7 H5 (E5) (F4)",
+            "w C4 D7 (D6) (A7)",
+            "w B1 C6 (C3) (A7)",
+        ]
+        .map(parse)
+        .to_vec()
+    }
+
+    fn check_drawn(position: &Position, diagram: &str) -> Result<(), TestCaseError> {
+        // Every piece is an `o`: the sides differ only by Black's parentheses.
+        test_support::assert_drawn(diagram, |index| {
+            position.owner(index).map(|side| (side, ""))
+        });
+        Ok(())
+    }
+
+    /// The steps are those of the rule text, and each plays out its chain reaction as the rule
+    /// text does.
+    fn check_reading(position: &Position) -> Result<(), TestCaseError> {
+        let legal = Prosterno::legal_moves(position);
+        let steps: Vec<(usize, usize)> = legal
+            .iter()
+            .map(|mv| (mv.from() as usize, mv.to() as usize))
+            .collect();
+        prop_assert_eq!(&steps, &naive_legal(position));
+        for (mv, &(from, to)) in legal.iter().zip(&steps) {
+            prop_assert_eq!(
+                Prosterno::play(position, mv).pieces,
+                naive_play(position, from, to)
+            );
+        }
+        Ok(())
     }
 }
 
-// ---- properties ----
-
-fn random_game(choices: &[usize]) -> (Vec<(Position, Move)>, Position) {
-    test_support::random_game::<Prosterno>(start(), choices)
-}
+laws::obeys_the_laws!(Prosterno);
 
 /// Random positions away from the goal rows, crowded enough for long chain reactions.
 fn crowded_position() -> impl Strategy<Value = Position> {
@@ -563,45 +513,9 @@ fn crowded_position() -> impl Strategy<Value = Position> {
         })
 }
 
-fn near_miss_position() -> impl Strategy<Value = String> {
-    test_support::near_miss_position(24)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    #[test]
-    fn random_games_keep_the_invariants(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for (position, mv) in &game {
-            prop_assert!(Prosterno::outcome(position).is_none());
-            let text = Prosterno::format_position(position);
-            prop_assert_eq!(&Prosterno::parse_position(&text, &OPTIONS).unwrap(), position);
-            let lenient = text.to_lowercase().replace(' ', " \t ");
-            prop_assert_eq!(&Prosterno::parse_position(&lenient, &OPTIONS).unwrap(), position);
-            for legal in Prosterno::legal_moves(position) {
-                let written = Prosterno::format_move(position, &legal);
-                prop_assert_eq!(Prosterno::parse_move(position, &written), Ok(legal));
-            }
-            let next = Prosterno::play(position, mv);
-            for side in Side::BOTH {
-                prop_assert!(next.pieces(side).count_ones() <= position.pieces(side).count_ones());
-                prop_assert_eq!(next.pieces(side) & !colour(side), 0);
-            }
-        }
-        let finished = Prosterno::outcome(&end);
-        prop_assert_eq!(finished.is_some(), Prosterno::legal_moves(&end).is_empty());
-        if let Some(outcome) = finished {
-            prop_assert_ne!(outcome.reason, EndReason::NoLegalMove);
-        } else {
-            prop_assert_eq!(game.len(), MOVE_LIMIT);
-        }
-    }
-
-    /// The moved piece and every piece that lands stand a multiple of 3 squares from the moved
-    /// piece along both axes, and every victim one square off an attacker; so no piece is
-    /// knocked back twice in a turn, no attacker is knocked away before its turn, and the board
-    /// never repeats a state.
     #[test]
     fn every_piece_moves_at_most_once_a_turn(position in crowded_position()) {
         if Prosterno::outcome(&position).is_some() {
@@ -619,67 +533,14 @@ proptest! {
                     moved.push(to);
                 }
             }
-            prop_assert_eq!(
-                reaction.position.pieces,
-                naive_play(&position, mv.from() as usize, mv.to() as usize)
-            );
             for side in Side::BOTH {
                 prop_assert_eq!(reaction.position.pieces(side) & !colour(side), 0);
             }
             prop_assert!(reaction.position.pieces(position.side_to_move()) != 0);
         }
-        let fast: Vec<(usize, usize)> = Prosterno::legal_moves(&position)
-            .iter()
-            .map(|mv| (mv.from() as usize, mv.to() as usize))
-            .collect();
-        prop_assert_eq!(fast, naive_legal(&position));
-    }
-
-    #[test]
-    fn parsing_any_text_never_panics(text in "\\PC{0,40}") {
-        let _ = Prosterno::parse_position(&text, &OPTIONS);
-        let _ = Prosterno::parse_move(&start(), &text);
-    }
-
-    #[test]
-    fn parsing_near_miss_text_never_panics(text in near_miss_position()) {
-        if let Ok(position) = Prosterno::parse_position(&text, &OPTIONS) {
-            let canonical = Prosterno::format_position(&position);
-            prop_assert_eq!(Prosterno::parse_position(&canonical, &OPTIONS), Ok(position));
-            let _ = Prosterno::outcome(&position);
-            for mv in Prosterno::legal_moves(&position) {
-                let _ = Prosterno::play(&position, &mv);
-            }
-        }
-    }
-
-    #[test]
-    fn mutated_positions_never_panic(choices in prop::collection::vec(any::<usize>(), 1..40), cut in any::<usize>(), insert in "\\PC{0,3}") {
-        let (_, end) = random_game(&choices);
-        let text = Prosterno::format_position(&end);
-        let mutated = test_support::insert_at(&text, cut, &insert);
-        if let Ok(position) = Prosterno::parse_position(&mutated, &OPTIONS) {
-            let _ = Prosterno::outcome(&position);
-            for mv in Prosterno::legal_moves(&position) {
-                let _ = Prosterno::play(&position, &mv);
-            }
-        }
-        let _ = Prosterno::parse_move(&end, &mutated);
+        Prosterno::check_reading(&position)?;
     }
 }
-
-/// A fixed sweep of random games, so that how many the move limit stops is pinned here and
-/// checked on every run (the property tests above draw new games each time).
-#[test]
-fn random_games_end_or_hit_the_limit() {
-    let stopped = test_support::stopped_by_limit::<Prosterno>(&start());
-    assert_eq!(
-        stopped, STOPPED_BY_LIMIT,
-        "{stopped} of 200 random games hit the limit of {MOVE_LIMIT} moves"
-    );
-}
-
-const STOPPED_BY_LIMIT: usize = 5;
 
 // ---- diagrams ----
 
@@ -710,11 +571,7 @@ Pieces: White 9, Black 9
 
 #[test]
 fn the_start_diagram() {
-    let diagram = Prosterno::diagram(&start());
-    test_support::assert_drawn(&diagram, |index| {
-        start().owner(index).map(|side| (side, ""))
-    });
-    assert_eq!(diagram, START_DIAGRAM);
+    assert_eq!(Prosterno::diagram(&start()), START_DIAGRAM);
 }
 
 #[test]
@@ -726,17 +583,4 @@ fn a_middle_game_diagram() {
     assert_eq!(lines[6], "  6 |   | . |   | . |   |(o)|   | . |   |");
     assert_eq!(lines[10], "  4 |   | . |   | . | o | . |   | . |   |");
     assert_eq!(lines[19], "Pieces: White 2, Black 2");
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
-
-    #[test]
-    fn every_position_of_a_random_game_is_drawn_whole(choices in prop::collection::vec(any::<usize>(), 1..64)) {
-        let (game, end) = random_game(&choices);
-        for position in game.iter().map(|(position, _)| position).chain([&end]) {
-            let diagram = Prosterno::diagram(position);
-            test_support::assert_drawn(&diagram, |index| position.owner(index).map(|side| (side, "")));
-        }
-    }
 }

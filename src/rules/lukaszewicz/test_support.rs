@@ -1,79 +1,27 @@
-//! Test scaffolding shared by the three games' tests: random games and near-miss position text.
+//! Test scaffolding shared by the three games' tests: the shape of their text for the laws'
+//! near-miss cases, and reading their diagrams back.
 
-use proptest::prelude::*;
+use super::moves::Move;
+use crate::rules::game::Game;
+use crate::rules::laws::NearMiss;
 
-use crate::rules::Game;
+/// Words that look almost like those of a position string of these games: the side to move,
+/// pieces (Black's in parentheses, some with a letter), fields, and stray punctuation.
+const POSITION_WORDS: &[&str] = &[
+    "[wbWBx]",
+    "\\(?[A-Ja-j][0-9]{1,2}[KkFfBb]?\\)?",
+    "; ?[a-z]{0,4} ?= ?[A-Ja-j]?[0-9]{0,2}",
+    "[;=()]",
+];
 
-/// How many moves a random game may last before the tests stop it.
-pub const MOVE_LIMIT: usize = 300;
-
-/// A random game: every (position, move) played, and the position it ended in.
-pub type RandomGame<G> = (
-    Vec<(<G as Game>::Position, <G as Game>::Move)>,
-    <G as Game>::Position,
-);
-
-/// Plays from `start`, each move chosen by the next of `choices` (cycled), until the game ends or
-/// reaches [`MOVE_LIMIT`]; returns every (position, move) played and the last position.
-pub fn random_game<G: Game>(start: G::Position, choices: &[usize]) -> RandomGame<G> {
-    let mut position = start;
-    let mut game = Vec::new();
-    for &choice in choices.iter().cycle().take(MOVE_LIMIT) {
-        let moves = G::legal_moves(&position);
-        if moves.is_empty() {
-            break;
-        }
-        let mv = moves[choice % moves.len()].clone();
-        let next = G::play(&position, &mv);
-        game.push((position, mv));
-        position = next;
-    }
-    (game, position)
+/// Text that looks almost like a position string of these games: fewer than `below` words, which
+/// should be enough for the game's full setup.
+pub const fn near_miss_position(below: usize) -> NearMiss {
+    NearMiss::words(POSITION_WORDS, below)
 }
 
-/// How many of 200 random games from `start` the move limit stops. The choices come from a fixed
-/// xorshift64 stream, so the count is the same on every run and the tests can pin it.
-pub fn stopped_by_limit<G: Game>(start: &G::Position) -> usize {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut stopped = 0;
-    for _ in 0..200 {
-        let choices: Vec<usize> = (0..MOVE_LIMIT)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as usize
-            })
-            .collect();
-        let (game, end) = random_game::<G>(start.clone(), &choices);
-        if G::outcome(&end).is_none() {
-            assert_eq!(game.len(), MOVE_LIMIT);
-            stopped += 1;
-        }
-    }
-    stopped
-}
-
-/// Text that looks almost like a position string of these games: up to `max_tokens` tokens.
-pub fn near_miss_position(max_tokens: usize) -> impl Strategy<Value = String> {
-    let token = prop_oneof![
-        "[wbWBx]",
-        "\\(?[A-Ja-j][0-9]{1,2}[KkFfBb]?\\)?",
-        "; ?[a-z]{0,4} ?= ?[A-Ja-j]?[0-9]{0,2}",
-        "[;=()]",
-    ];
-    prop::collection::vec(token, 0..max_tokens).prop_map(|tokens| tokens.join(" "))
-}
-
-/// `text` with `insert` put in at byte `cut` (taken modulo the length, moved back to a character
-/// boundary): a valid string damaged in one place.
-pub fn insert_at(text: &str, cut: usize, insert: &str) -> String {
-    let mut at = cut % (text.len() + 1);
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    format!("{}{insert}{}", &text[..at], &text[at..])
-}
+/// Text that looks almost like a move of these games: squares, joints and stray letters.
+pub const NEAR_MISS_MOVE: NearMiss = NearMiss::run(&["[A-Ja-j][0-9]{1,2}", "[-xX: ]", "[FfBb]"], 8);
 
 /// Lines in a diagram of the 9×8 board: status, 2 × 8 rows + 2, footer.
 pub const DIAGRAM_LINES: usize = 20;
@@ -82,12 +30,11 @@ pub const DIAGRAM_LINES: usize = 20;
 /// letter, Black's in parentheses), `.` on the empty dark squares and nothing elsewhere.
 pub fn assert_drawn(
     diagram: &str,
-    letter: impl Fn(u8) -> Option<(crate::rules::Side, &'static str)>,
+    letter: impl Fn(u8) -> Option<(crate::rules::side::Side, &'static str)>,
 ) {
-    use crate::rules::diagram::reading::{assert_plain, cell};
-    assert_plain(diagram, DIAGRAM_LINES);
-    for index in 0..super::SQUARES {
-        let square = super::square(index);
+    use crate::rules::diagram::reading::cell;
+    for index in 0..super::board::SQUARES {
+        let square = super::board::square(index);
         let expected = match letter(index) {
             Some((side, "")) => crate::rules::notation::piece_token(side, "o"),
             Some((side, letter)) => crate::rules::notation::piece_token(side, letter),
@@ -103,4 +50,20 @@ pub fn assert_drawn(
         );
         assert_eq!(drawn, expected, "{square} in\n{diagram}");
     }
+}
+
+/// The legal moves as the squares each one goes through, sorted: as the slow readings of the
+/// rules give them, to compare with.
+pub fn legal_paths<G: Game<Move = Move>>(position: &G::Position) -> Vec<Vec<usize>> {
+    let mut paths: Vec<Vec<usize>> = G::legal_moves(position)
+        .iter()
+        .map(|mv| {
+            mv.path()
+                .iter()
+                .map(|&square| usize::from(square))
+                .collect()
+        })
+        .collect();
+    paths.sort();
+    paths
 }

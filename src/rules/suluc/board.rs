@@ -3,8 +3,8 @@
 //! Path squares are stored by absolute index, `D2` = 0 … `D10` = 8, so that both sides share one
 //! array; each side counts them from its own line (see [`path_index`] and [`relative`]).
 
-use crate::rules::Side;
 use crate::rules::notation::Square;
+use crate::rules::side::Side;
 
 /// The squares of the path.
 pub const PATH_LEN: usize = 9;
@@ -100,22 +100,22 @@ pub fn spot(square: Square) -> Spot {
 /// for a crowned side, no king without the `kings` option) hold everywhere else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    pub(super) side: Side,
+    pub(crate) side: Side,
     /// Soldiers in each side's line, by [`Side::index`].
-    pub(super) line: [u8; 2],
+    pub(crate) line: [u8; 2],
     /// The lives of a king standing in its own line.
-    pub(super) line_king: [Option<u8>; 2],
-    pub(super) path: [Option<Piece>; PATH_LEN],
+    pub(crate) line_king: [Option<u8>; 2],
+    pub(crate) path: [Option<Piece>; PATH_LEN],
     /// The roll the side to move has to play; `None` until the server rolls.
-    pub(super) roll: Option<u8>,
+    pub(crate) roll: Option<u8>,
     /// The sides that have had their king, even if it was lost since.
-    pub(super) crowned: [bool; 2],
+    pub(crate) crowned: [bool; 2],
     /// The `kings` option: crossing soldiers may be crowned.
-    pub(super) kings: bool,
+    pub(crate) kings: bool,
 }
 
 impl Position {
-    pub(super) fn start(first: Side, kings: bool) -> Position {
+    pub(crate) fn start(first: Side, kings: bool) -> Position {
         Position {
             side: first,
             line: [SOLDIERS; 2],

@@ -1,10 +1,10 @@
 //! The Suluc board as text. Only the path column `D` is drawn: a line is a count, not a row of
 //! places (`docs/rules/suluc.md`), so each line is one cell holding its tokens, `L7 LK3`.
 
-use super::Suluc;
 use super::board::{Kind, PATH_LEN, Position};
+use super::ending;
 use crate::rules::diagram::{self, Grid};
-use crate::rules::{Game, Side};
+use crate::rules::side::Side;
 
 /// Wide enough for Black's fullest line, `(L6) (LK3)`.
 const CELL: usize = 11;
@@ -21,7 +21,7 @@ fn line_cell(position: &Position, side: Side) -> String {
     tokens.join(" ")
 }
 
-pub(super) fn draw(position: &Position) -> String {
+pub(crate) fn draw(position: &Position) -> String {
     let mut grid = Grid::with_letters(&['D'], ROWS, CELL);
     grid.put(0, 0, line_cell(position, Side::White));
     grid.put(0, usize::from(ROWS) - 1, line_cell(position, Side::Black));
@@ -38,7 +38,7 @@ pub(super) fn draw(position: &Position) -> String {
     grid.note(usize::from(ROWS) - 1, "Black's line");
     grid.note(0, "White's line");
 
-    let outcome = Suluc::outcome(position);
+    let outcome = ending::outcome(position);
     let mut status = diagram::status_line(position.side_to_move(), outcome.as_ref());
     if outcome.is_none() {
         match position.roll() {

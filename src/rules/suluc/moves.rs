@@ -4,8 +4,10 @@ use super::board::{
     KING_LIVES, Kind, PATH_LEN, Piece, Position, Spot, line_square, path_index, path_square,
     relative, spot,
 };
+use super::ending;
+use crate::rules::errors::MoveError;
 use crate::rules::notation::Square;
-use crate::rules::{MoveError, Side};
+use crate::rules::side::Side;
 
 /// One turn's move. The roll in the position says how far the piece goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,9 +99,9 @@ impl Position {
         moves
     }
 
-    /// Whether the position has an outcome; see [`super::Suluc`]'s `outcome`.
+    /// Whether the position has an outcome; see [`ending::outcome`].
     pub fn finished(&self) -> bool {
-        super::outcome(self).is_some()
+        ending::outcome(self).is_some()
     }
 
     /// The position after a move. Moves that are not legal here leave the position as it is

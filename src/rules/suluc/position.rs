@@ -3,8 +3,9 @@
 use super::board::{
     KING_LIVES, Kind, PATH_LEN, Piece, Position, SOLDIERS, Spot, path_square, spot,
 };
+use crate::rules::errors::PositionError;
 use crate::rules::notation::{self, Square};
-use crate::rules::{PositionError, Side};
+use crate::rules::side::Side;
 
 /// One piece token, read.
 enum Token {

@@ -1,8 +1,17 @@
 use proptest::prelude::*;
 
-use super::board::{PATH_LEN, path_square};
-use super::*;
-use crate::rules::{Engine, GameKind, Typed};
+use super::board::*;
+use super::game::*;
+use super::moves::*;
+use crate::rules::cheversi::Cheversi;
+use crate::rules::diagram::reading::cell;
+use crate::rules::engine::{Engine, Typed};
+use crate::rules::errors::{MoveError, PositionError};
+use crate::rules::game::Game;
+use crate::rules::laws::{self, NearMiss, Playout, Subject, Sweep, assert_contains};
+use crate::rules::outcome::{EndReason, Outcome};
+use crate::rules::record::{Record, replay};
+use crate::rules::side::Side;
 
 const KINGS: SulucOptions = SulucOptions { kings: true };
 const NO_KINGS: SulucOptions = SulucOptions { kings: false };
@@ -65,10 +74,6 @@ fn canonical(text: &str, mv: &str) -> String {
         Ok(read) => Suluc::format_move(&position, &read),
         Err(e) => panic!("`{mv}` should be legal in `{text}`: {e}"),
     }
-}
-
-fn assert_contains(text: &str, part: &str) {
-    assert!(text.contains(part), "`{text}` should contain `{part}`");
 }
 
 fn outcome(text: &str) -> Option<Outcome> {
@@ -678,24 +683,7 @@ fn suluc_through_the_engine_interface() {
     assert_eq!((specs[0].name, specs[0].kind), ("kings", "boolean"));
     assert_eq!(specs[0].default, serde_json::json!(true));
     let null = serde_json::Value::Null;
-    for options in [null.clone(), serde_json::json!({})] {
-        assert_eq!(
-            engine.normalize_options(&options),
-            Ok(serde_json::json!({ "kings": true }))
-        );
-    }
-    assert!(
-        engine
-            .normalize_options(&serde_json::json!({ "extra": 1 }))
-            .is_err()
-    );
-    assert!(
-        engine
-            .normalize_options(&serde_json::json!({ "kings": 1 }))
-            .is_err()
-    );
     let no_kings = serde_json::json!({ "kings": false });
-    assert_eq!(engine.normalize_options(&no_kings), Ok(no_kings.clone()));
     assert_eq!(engine.start_position(&null).unwrap(), "w L7 (L7)");
     assert_eq!(
         engine.start_position_for(&null, Side::Black).unwrap(),
@@ -749,21 +737,6 @@ fn suluc_through_the_engine_interface() {
             .analyse("w L6 LK3 (L7) ; crowned=w", &no_kings)
             .is_err()
     );
-}
-
-#[test]
-fn games_without_dice_keep_their_start_and_roll_for_nobody() {
-    let with_dice = [GameKind::Suluc, GameKind::Backgammon];
-    for (_, engine) in GameKind::playable().filter(|(kind, _)| !with_dice.contains(kind)) {
-        let null = serde_json::Value::Null;
-        assert!(!engine.opening_roll());
-        for side in Side::BOTH {
-            assert_eq!(
-                engine.start_position_for(&null, side),
-                engine.start_position(&null)
-            );
-        }
-    }
 }
 
 // ---- an independent reading of the moves, square by square in rows ----
@@ -824,48 +797,15 @@ fn naive_moves(position: &Position) -> Vec<String> {
     moves
 }
 
-#[test]
-fn the_naive_reading_agrees_on_the_hand_made_positions() {
-    for text in [
-        "w L5 D3 (D5) (D6) (L5) ; roll=4",
-        "b L5 D3 D7 (D5) (D6) (L5) ; roll=3",
-        "w L4 D3 D5 D7 (L7) ; roll=2",
-        "w L5 LK3 (D5) (L6) ; roll=3 ; crowned=w",
-        "w L6 D8 (L7) ; roll=6 ; crowned=w",
-        "b L7 (D4) (L6) ; roll=5",
-    ] {
-        assert_eq!(legal(&parse(text)), naive_moves(&parse(text)), "{text}");
-    }
-}
-
 // ---- random games ----
 
-/// Long enough for any real game: each turn moves a piece at least one square, so a game that
-/// never ends would have to cycle soldiers through the lines forever.
+/// Random games are stopped here; fair dice end every game long before. (Cycling a short list of
+/// rolls would not do: a sequence such as all sixes can keep both sides jumping past each other
+/// and arriving for ever, which fair dice never keep up.)
 const MOVE_LIMIT: usize = 3000;
 
-/// Plays a game with dice and choices drawn from `seed`, up to [`MOVE_LIMIT`] moves. (Cycling a
-/// short list of rolls would not do: a sequence such as all sixes can keep both sides jumping
-/// past each other and arriving for ever, which fair dice never keep up.)
-fn random_game(start: &Position, seed: u64) -> (Vec<(Position, Move)>, Position) {
-    let mut lcg = Lcg(seed);
-    let mut position = *start;
-    let mut game = Vec::new();
-    for _ in 0..MOVE_LIMIT {
-        if Suluc::roll_due(&position).is_none() {
-            break;
-        }
-        position = Suluc::apply_roll(&position, &[(lcg.next() % 6) as u8 + 1]);
-        let moves = Suluc::legal_moves(&position);
-        let mv = moves[lcg.next() as usize % moves.len()];
-        game.push((position, mv));
-        position = Suluc::play(&position, &mv);
-    }
-    (game, position)
-}
-
 /// What every reachable position keeps, and what may only shrink from one position to the next.
-fn check_step(before: &Position, after: &Position) -> Result<(), TestCaseError> {
+fn keeps_and_shrinks(before: &Position, after: &Position) -> Result<(), TestCaseError> {
     for side in Side::BOTH {
         prop_assert!(after.pieces(side) <= before.pieces(side), "pieces grew");
         prop_assert!(after.pieces(side) <= 7);
@@ -890,76 +830,136 @@ fn check_step(before: &Position, after: &Position) -> Result<(), TestCaseError> 
     Ok(())
 }
 
-/// Text shaped like a position string, so that many cases get past the layout.
-fn near_miss_position() -> impl Strategy<Value = String> {
-    let token = prop_oneof![
-        "[wbWBx]",
-        "\\(?[Ll][Kk]?[0-9]{0,2}\\)?",
-        "\\(?[A-Ha-h][0-9]{1,2}([Kk][0-9]?)?\\)?",
-        "; ?(roll|crowned|x) ?= ?[wb0-9x]{0,3}",
-        "[;=()]",
-    ];
-    prop::collection::vec(token, 0..16).prop_map(|tokens| tokens.join(" "))
-}
+impl Subject for Suluc {
+    const CASES: u32 = 64;
+    const MOVE_LIMIT: usize = MOVE_LIMIT;
+    const ALWAYS_ENDS: bool = true;
+    /// Lines, path squares, kings and fields, so that many cases get past the layout.
+    const NEAR_MISS_POSITION: NearMiss = NearMiss::words(
+        &[
+            "[wbWBx]",
+            "\\(?[Ll][Kk]?[0-9]{0,2}\\)?",
+            "\\(?[A-Ha-h][0-9]{1,2}([Kk][0-9]?)?\\)?",
+            "; ?(roll|crowned|x) ?= ?[wb0-9x]{0,3}",
+            "[;=()]",
+        ],
+        16,
+    );
+    const NEAR_MISS_MOVE: NearMiss =
+        NearMiss::run(&["[Kk]", "[A-Ha-h][0-9]{1,2}", "[-xX ]", "pass"], 6);
+    /// Status, 2 × 11 rows + 2, footer.
+    const DIAGRAM_LINES: usize = 26;
+    const READING: Sweep = Sweep::games(64);
 
-fn near_miss_move() -> impl Strategy<Value = String> {
-    let part = prop_oneof!["[Kk]", "[A-Ha-h][0-9]{1,2}", "[-xX ]", "pass"];
-    prop::collection::vec(part, 0..6).prop_map(|parts| parts.concat())
-}
+    fn options() -> Vec<SulucOptions> {
+        vec![KINGS, NO_KINGS]
+    }
 
-/// Replaces, deletes or inserts a character at positions chosen by `edits`.
-fn mutate(text: &str, edits: &[(usize, u8, char)]) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    for &(at, kind, c) in edits {
-        let at = if chars.is_empty() {
-            0
-        } else {
-            at % (chars.len() + 1)
-        };
-        match kind % 3 {
-            0 if at < chars.len() => chars[at] = c,
-            1 if at < chars.len() => {
-                chars.remove(at);
+    /// The pass never arises, and a roll is due exactly while the game goes on.
+    fn check_step(
+        before: &Position,
+        legal: &[Move],
+        _mv: &Move,
+        after: &Position,
+    ) -> Result<(), TestCaseError> {
+        keeps_and_shrinks(before, after)?;
+        prop_assert!(!legal.contains(&Move::Pass), "a pass in {}", format(before));
+        prop_assert_eq!(
+            Suluc::roll_due(after).is_some(),
+            Suluc::outcome(after).is_none()
+        );
+        Ok(())
+    }
+
+    fn check_end(game: &Playout<Self>) -> Result<(), TestCaseError> {
+        let last = &game.end;
+        let outcome = Suluc::outcome(last).unwrap();
+        let loser = Side::BOTH
+            .into_iter()
+            .find(|&s| Some(s) != outcome.winner)
+            .unwrap();
+        match outcome.reason {
+            EndReason::NoPieces => prop_assert_eq!(last.pieces(loser), 0),
+            EndReason::Decided => {
+                prop_assert!(game.options.kings);
+                prop_assert!(last.king_lives(loser).is_none());
             }
-            _ => chars.insert(at, c),
+            other => prop_assert!(false, "unexpected ending {:?}", other),
         }
+        Ok(())
     }
-    chars.into_iter().collect()
+
+    fn probes() -> Vec<Position> {
+        [
+            "w L6 D3 (D6) (L6) ; roll=4",
+            "w L6 D3 (D6) (L6)",
+            "b D5",
+            "w L5 LK3 D3 (D6) (L6) ; roll=3 ; crowned=w",
+        ]
+        .into_iter()
+        .map(parse)
+        .collect()
+    }
+
+    /// Captures, blocked landings, kings, arrivals and Black moving down.
+    fn hand_made() -> Vec<Position> {
+        [
+            "w L5 D3 (D5) (D6) (L5) ; roll=4",
+            "b L5 D3 D7 (D5) (D6) (L5) ; roll=3",
+            "w L4 D3 D5 D7 (L7) ; roll=2",
+            "w L5 LK3 (D5) (L6) ; roll=3 ; crowned=w",
+            "w L6 D8 (L7) ; roll=6 ; crowned=w",
+            "b L7 (D4) (L6) ; roll=5",
+        ]
+        .map(parse)
+        .to_vec()
+    }
+
+    /// The lines with their soldiers and king, and every piece on the path.
+    fn check_drawn(position: &Position, diagram: &str) -> Result<(), TestCaseError> {
+        for (side, row) in [(Side::White, 0), (Side::Black, 10)] {
+            let drawn = cell(diagram, 11, 11, 0, row);
+            let soldiers = position.line_soldiers(side);
+            prop_assert_eq!(drawn.contains(&format!("L{soldiers}")), soldiers > 0);
+            if let Some(lives) = position.line_king(side) {
+                prop_assert!(drawn.contains(&format!("LK{lives}")), "{}", diagram);
+            }
+        }
+        for index in 0..PATH_LEN {
+            let drawn = cell(diagram, 11, 11, 0, index + 1);
+            let expected = position.path(index).map(|piece| {
+                let text = match piece.kind {
+                    Kind::Soldier => "o".to_owned(),
+                    Kind::King(lives) => format!("K{lives}"),
+                };
+                crate::rules::notation::piece_token(piece.side, text)
+            });
+            prop_assert_eq!(drawn, expected.unwrap_or_default());
+        }
+        Ok(())
+    }
+
+    fn check_reading(position: &Position) -> Result<(), TestCaseError> {
+        prop_assert_eq!(legal(position), naive_moves(position));
+        Ok(())
+    }
 }
 
-/// A deterministic stream of dice and choices for the long-run test, with no dependency.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        self.0 >> 33
-    }
-}
+laws::obeys_the_laws!(Suluc);
 
 #[test]
 fn thousands_of_random_games_all_end() {
-    let mut lcg = Lcg(0x51c);
     let (mut longest, mut total, mut hit_limit) = (0, 0, 0);
     let mut endings = [0usize; 2];
-    for game in 0..2000 {
-        let options = if game % 4 == 3 { NO_KINGS } else { KINGS };
-        let first = if game % 2 == 0 {
-            Side::White
-        } else {
-            Side::Black
-        };
-        let (played, end) = random_game(&Suluc::start_with_first(&options, first), lcg.next());
-        match Suluc::outcome(&end) {
+    for seed in 0..2000 {
+        let game = laws::random_game::<Suluc>(seed, MOVE_LIMIT);
+        match Suluc::outcome(&game.end) {
             Some(outcome) if outcome.reason == EndReason::Decided => endings[1] += 1,
             Some(_) => endings[0] += 1,
             None => hit_limit += 1,
         }
-        longest = longest.max(played.len());
-        total += played.len();
+        longest = longest.max(game.steps.len());
+        total += game.steps.len();
     }
     assert_eq!(
         hit_limit,
@@ -968,110 +968,6 @@ fn thousands_of_random_games_all_end() {
         total / 2000
     );
     assert!(endings[0] > 0 && endings[1] > 0, "{endings:?}");
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn random_games_keep_every_invariant(
-        seed in any::<u64>(),
-        kings in any::<bool>(),
-        black_first in any::<bool>(),
-    ) {
-        let options = SulucOptions { kings };
-        let first = if black_first { Side::Black } else { Side::White };
-        let start = Suluc::start_with_first(&options, first);
-        let (game, last) = random_game(&start, seed);
-        prop_assert!(Suluc::outcome(&last).is_some(), "no end in {} moves", MOVE_LIMIT);
-        let mut replayed = start;
-        let mut previous = start;
-        for (position, played) in &game {
-            check_step(&previous, position)?;
-            prop_assert!(Suluc::outcome(position).is_none());
-            let text = format(position);
-            let reread = Suluc::parse_position(&text, &options).unwrap();
-            prop_assert_eq!(&reread, position);
-            let lenient = text.to_lowercase().replace(' ', "  \t");
-            prop_assert_eq!(&Suluc::parse_position(&lenient, &options).unwrap(), position);
-            let moves = Suluc::legal_moves(position);
-            prop_assert!(!moves.contains(&Move::Pass), "a pass in {}", text);
-            prop_assert_eq!(legal(position), naive_moves(position));
-            for mv in &moves {
-                let written = Suluc::format_move(position, mv);
-                prop_assert_eq!(Suluc::parse_move(position, &written), Ok(*mv));
-                prop_assert_eq!(Suluc::parse_move(position, &written.to_lowercase()), Ok(*mv));
-            }
-            let next = Suluc::play(position, played);
-            prop_assert_eq!(Suluc::roll_due(&next).is_some(), Suluc::outcome(&next).is_none());
-            prop_assert_eq!(Suluc::side_to_move(&next), position.side_to_move().opponent());
-            replayed = Suluc::apply_roll(&replayed, &[position.roll().unwrap_or(1)]);
-            replayed = Suluc::play(&replayed, played);
-            previous = next;
-        }
-        check_step(&previous, &last)?;
-        prop_assert_eq!(replayed, last);
-        prop_assert_eq!(Suluc::parse_position(&format(&last), &options), Ok(last));
-        let outcome = Suluc::outcome(&last).unwrap();
-        let loser = Side::BOTH.into_iter().find(|&s| Some(s) != outcome.winner).unwrap();
-        match outcome.reason {
-            EndReason::NoPieces => prop_assert_eq!(last.pieces(loser), 0),
-            EndReason::Decided => {
-                prop_assert!(kings);
-                prop_assert!(last.king_lives(loser).is_none());
-            }
-            other => prop_assert!(false, "unexpected ending {:?}", other),
-        }
-        prop_assert!(Suluc::legal_moves(&last).is_empty());
-    }
-
-    #[test]
-    fn parsing_any_text_never_panics(text in "\\PC{0,40}") {
-        for options in [KINGS, NO_KINGS] {
-            let _ = Suluc::parse_position(&text, &options);
-        }
-        for position in ["w L6 D3 (D6) (L6) ; roll=4", "w L6 D3 (D6) (L6)", "b D5", "w L5 LK3 D3 (D6) (L6) ; roll=3 ; crowned=w"] {
-            let _ = Suluc::parse_move(&parse(position), &text);
-        }
-    }
-
-    #[test]
-    fn parsing_near_miss_text_never_panics(position in near_miss_position(), mv in near_miss_move()) {
-        for options in [KINGS, NO_KINGS] {
-            if let Ok(parsed) = Suluc::parse_position(&position, &options) {
-                let canonical = format(&parsed);
-                prop_assert_eq!(Suluc::parse_position(&canonical, &options), Ok(parsed));
-                let _ = Suluc::outcome(&parsed);
-                let _ = Suluc::legal_moves(&parsed);
-                let _ = Suluc::parse_move(&parsed, &mv);
-                let rolled = Suluc::apply_roll(&parsed, &[3]);
-                for legal in Suluc::legal_moves(&rolled) {
-                    let _ = Suluc::play(&rolled, &legal);
-                }
-            }
-        }
-        let _ = Suluc::parse_move(&parse("w L5 LK3 D3 (D6) (L6) ; roll=3 ; crowned=w"), &mv);
-    }
-
-    #[test]
-    fn mutated_strings_never_panic(
-        seed in any::<u64>(),
-        edits in prop::collection::vec((any::<usize>(), any::<u8>(), prop::sample::select(vec!['(', ')', ';', '=', ' ', '0', '1', '3', '7', 'D', 'K', 'L', 'x', '-', 'w', 'b'])), 1..4),
-    ) {
-        let (game, last) = random_game(&Suluc::start(&KINGS), seed);
-        let text = mutate(&format(&last), &edits);
-        if let Ok(parsed) = Suluc::parse_position(&text, &KINGS) {
-            prop_assert_eq!(Suluc::parse_position(&format(&parsed), &KINGS), Ok(parsed));
-        }
-        if let Some((position, played)) = game.get(game.len() / 2) {
-            let written = mutate(&Suluc::format_move(position, played), &edits);
-            let _ = Suluc::parse_move(position, &written);
-            let text = mutate(&format(position), &edits);
-            if let Ok(parsed) = Suluc::parse_position(&text, &KINGS) {
-                prop_assert_eq!(Suluc::parse_position(&format(&parsed), &KINGS), Ok(parsed));
-            }
-        }
-    }
 }
 
 #[test]
@@ -1121,8 +1017,6 @@ fn the_documented_examples_hold() {
 
 // ---- diagrams ----
 
-const DIAGRAM_LINES: usize = 26;
-
 /// The start drawn by hand from the board in `docs/rules/suluc.md`: only the path column `D`,
 /// each line a single cell counting its soldiers.
 const START_DIAGRAM: &str = "\
@@ -1157,7 +1051,7 @@ Pieces: White 7, Black 7; crowned: nobody yet
 #[test]
 fn the_start_diagram() {
     let start = Suluc::diagram(&Suluc::start(&KINGS));
-    crate::rules::diagram::reading::assert_plain(&start, DIAGRAM_LINES);
+    crate::rules::diagram::reading::assert_plain(&start, Suluc::DIAGRAM_LINES);
     assert_eq!(start, START_DIAGRAM);
     assert_eq!(
         ENGINE
@@ -1171,7 +1065,7 @@ fn the_start_diagram() {
 fn a_game_in_progress_shows_the_roll_the_kings_and_their_lives() {
     // The game in progress of docs/notation.md.
     let diagram = Suluc::diagram(&parse("w L4 LK3 D3 D9 (D5K2) (L3) ; roll=6 ; crowned=wb"));
-    crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
+    crate::rules::diagram::reading::assert_plain(&diagram, Suluc::DIAGRAM_LINES);
     let lines: Vec<&str> = diagram.lines().collect();
     assert_eq!(lines[0], "White to move, roll 6");
     assert_eq!(lines[2], " 11 |   (L3)    |   Black's line");
@@ -1191,36 +1085,22 @@ fn a_game_in_progress_shows_the_roll_the_kings_and_their_lives() {
     );
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+// ---- game records ----
 
-    #[test]
-    fn every_position_of_a_random_game_is_drawn_whole(seed in any::<u64>(), black_first in any::<bool>()) {
-        use crate::rules::diagram::reading::cell;
-        let first = if black_first { Side::Black } else { Side::White };
-        let (game, last) = random_game(&Suluc::start_with_first(&KINGS, first), seed);
-        for position in game.iter().map(|(position, _)| *position).chain([last]) {
-            let diagram = Suluc::diagram(&position);
-            crate::rules::diagram::reading::assert_plain(&diagram, DIAGRAM_LINES);
-            for (side, row) in [(Side::White, 0), (Side::Black, 10)] {
-                let drawn = cell(&diagram, 11, 11, 0, row);
-                let soldiers = position.line_soldiers(side);
-                prop_assert_eq!(drawn.contains(&format!("L{soldiers}")), soldiers > 0);
-                if let Some(lives) = position.line_king(side) {
-                    prop_assert!(drawn.contains(&format!("LK{lives}")), "{}", diagram);
-                }
-            }
-            for index in 0..PATH_LEN {
-                let drawn = cell(&diagram, 11, 11, 0, index + 1);
-                let expected = position.path(index).map(|piece| {
-                    let text = match piece.kind {
-                        Kind::Soldier => "o".to_owned(),
-                        Kind::King(lives) => format!("K{lives}"),
-                    };
-                    crate::rules::notation::piece_token(piece.side, text)
-                });
-                prop_assert_eq!(drawn, expected.unwrap_or_default());
-            }
-        }
-    }
+#[test]
+fn dice_games_replay_with_their_rolls() {
+    let engine = Typed::<Suluc>::engine();
+    let options = serde_json::Value::Null;
+    let text = "1. [4] D1-D5\n1... [2] D11-D9\n";
+    let record = Record::parse(text).unwrap();
+    assert_eq!(record.moves[0].dice, Some(vec![4]));
+    assert_eq!(record.format(), format!("\n{text}\n*\n"));
+    let replayed = replay(engine, &options, "w L7 (L7)", &record).unwrap();
+    assert_eq!(replayed.position, "w L6 D5 (D9) (L6)");
+    let unrolled = Record::parse("1. D1-D5\n").unwrap();
+    let error = replay(engine, &options, "w L7 (L7)", &unrolled).unwrap_err();
+    assert!(error.message.contains("needs the roll"), "{error}");
+    let cheversi = Record::parse("1. [4] KE4\n").unwrap();
+    let error = replay(Typed::<Cheversi>::engine(), &options, "w", &cheversi).unwrap_err();
+    assert!(error.message.contains("no roll"), "{error}");
 }

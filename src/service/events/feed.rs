@@ -15,10 +15,10 @@ use std::time::Duration;
 use tokio::sync::{Notify, broadcast};
 use tokio_util::sync::CancellationToken;
 
-use super::to_json;
 use crate::db::events::StoredEvent;
 use crate::db::{self, Database, DatabaseUrl};
-use crate::service::error::ServiceError;
+use crate::service::effects::event_log::to_json;
+use crate::service::model::error::ServiceError;
 
 /// Rows read at once, by the reader and by a stream catching up.
 const BATCH: i64 = 500;

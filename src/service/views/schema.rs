@@ -12,11 +12,11 @@ use crate::clock::TimeControl;
 use crate::clock::control::{
     BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS,
 };
-use crate::db::models::status;
+use crate::db::columns::{ChallengeStatus, DeliveryStatus, Word};
 use crate::rules::{EndReason, Engine, GameKind, OptionSpec, Side};
-use crate::service::challenges::ColorChoice;
-use crate::service::events::EventKind;
-use crate::service::game::{GameResult, GameStatus, Termination};
+use crate::service::model::challenge::ColorChoice;
+use crate::service::model::event::EventKind;
+use crate::service::model::game::{GameResult, GameStatus, Termination};
 
 fn string_enum(description: &str, values: Vec<&'static str>) -> RefOr<Schema> {
     ObjectBuilder::new()
@@ -92,17 +92,10 @@ string_enum!(
         .to_vec()
 );
 
-/// Where a challenge stands.
-pub struct ChallengeStatus;
 string_enum!(
     ChallengeStatus,
     "Where a challenge stands.",
-    vec![
-        status::PENDING,
-        status::ACCEPTED,
-        status::DECLINED,
-        status::CANCELLED
-    ]
+    ChallengeStatus::ALL.iter().map(|s| s.as_str()).collect()
 );
 
 /// Why dice were rolled.
@@ -111,8 +104,8 @@ string_enum!(
     RollPurpose,
     "`opening`: one die per player, White's first; `turn`: the roll of the side to move.",
     vec![
-        crate::service::chance::OPENING,
-        crate::service::chance::TURN
+        crate::service::model::game::roll_purpose::OPENING,
+        crate::service::model::game::roll_purpose::TURN
     ]
 );
 
@@ -261,12 +254,11 @@ impl PartialSchema for WebhookEventType {
 }
 impl ToSchema for WebhookEventType {}
 
-/// Where a webhook delivery stands.
-pub struct DeliveryStatus;
-string_enum!(DeliveryStatus, "Where a delivery stands.", {
-    use crate::db::webhooks::status::{DELIVERED, FAILED, PENDING};
-    vec![PENDING, DELIVERED, FAILED]
-});
+string_enum!(
+    DeliveryStatus,
+    "Where a delivery stands.",
+    DeliveryStatus::ALL.iter().map(|s| s.as_str()).collect()
+);
 
 /// A user, by id and name.
 impl PartialSchema for crate::db::users::UserRef {
@@ -321,28 +313,83 @@ pub fn options_of(engine: &dyn Engine) -> RefOr<Schema> {
     object.into()
 }
 
+/// Every option of every game, each optional, in one closed object.
+fn every_option(description: &str) -> RefOr<Schema> {
+    let mut object =
+        closed(ObjectBuilder::new().schema_type(Type::Object)).description(Some(description));
+    for (_, engine) in GameKind::playable() {
+        for spec in engine.option_specs() {
+            object = object.property(spec.name, option_property(&spec, Some(engine.name())));
+        }
+    }
+    object.into()
+}
+
 /// A game's options, as a game shows them: every option of every game, each present in the
 /// games it belongs to (`GET /api/v1/games/kinds` lists which).
 pub struct GameOptions;
 impl PartialSchema for GameOptions {
     fn schema() -> RefOr<Schema> {
-        let mut object = closed(ObjectBuilder::new().schema_type(Type::Object)).description(Some(
+        every_option(
             "A game's options, each set: only those of its game are present (`GET /api/v1/games/kinds` lists them).",
-        ));
-        for (_, engine) in GameKind::playable() {
-            for spec in engine.option_specs() {
-                object = object.property(spec.name, option_property(&spec, Some(engine.name())));
-            }
-        }
-        object.into()
+        )
     }
 }
 impl ToSchema for GameOptions {}
 
+/// Options as a request gives them for a game named beside them: any of every game's options,
+/// each optional; only those of that game are accepted.
+pub struct RequestedOptions;
+impl PartialSchema for RequestedOptions {
+    fn schema() -> RefOr<Schema> {
+        every_option(
+            "Options for the game the request names; each one left out takes its default, and only that game's own are accepted (`GET /api/v1/games/kinds` lists them).",
+        )
+    }
+}
+impl ToSchema for RequestedOptions {}
+
+/// An OpenAPI document: its version, what it describes, its paths, and the rest of what the
+/// specification allows.
+pub struct OpenApiDocument;
+impl PartialSchema for OpenApiDocument {
+    fn schema() -> RefOr<Schema> {
+        let open = |description: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .description(Some(description))
+                .additional_properties(Some(
+                    utoipa::openapi::schema::AdditionalProperties::FreeForm(true),
+                ))
+        };
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .description(Some(
+                "An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0).",
+            ))
+            .property(
+                "openapi",
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .description(Some("The OpenAPI version, `3.1.0`.")),
+            )
+            .property("info", open("The API's title, version and licence."))
+            .property("paths", open("Every operation, by path and method."))
+            .required("openapi")
+            .required("info")
+            .required("paths")
+            .additional_properties(Some(
+                utoipa::openapi::schema::AdditionalProperties::FreeForm(true),
+            ))
+            .into()
+    }
+}
+impl ToSchema for OpenApiDocument {}
+
 string_enum!(
-    crate::scopes::Scope,
+    crate::auth::scopes::Scope,
     "What a personal access token may do (`docs/tokens.md`): `account:read` (the account, its settings, vacation, challenges and personal tokens), `account:write` (the profile but not the email address, settings, vacation, the confirmation mail), `challenge:write` (make, accept, decline, cancel challenges), `game:play` (moves, resignations, draws), `events:read` (the event stream and its tickets), `webhooks:read`, `webhooks:write`, `tokens:write` (make and revoke personal tokens).",
-    crate::scopes::Scope::ALL
-        .map(crate::scopes::Scope::as_str)
+    crate::auth::scopes::Scope::ALL
+        .map(crate::auth::scopes::Scope::as_str)
         .to_vec()
 );

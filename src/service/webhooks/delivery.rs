@@ -21,13 +21,17 @@ use chrono::{DateTime, Duration, NaiveDateTime, Utc};
 use futures_util::future::join_all;
 use tokio_util::sync::CancellationToken;
 
-use super::subscribed;
-use crate::db::webhooks::{self as stored, Claimed, Delivery, NewAttempt, Outcome, status};
+use crate::db::columns::DeliveryStatus;
+use crate::db::webhooks::{self as stored, Claimed, Delivery, NewAttempt, Outcome};
 use crate::db::{self, Database, DbConn};
 use crate::mail::{Notification, WebhookDisabled};
-use crate::service::error::ServiceError;
-use crate::service::notifications::{self, Notifier};
-use crate::service::{Clock, events};
+use crate::service::effects::event_log;
+use crate::service::effects::mail::{Notifier, enqueue};
+use crate::service::model::error::ServiceError;
+use crate::service::model::retry;
+use crate::service::model::time::Clock;
+use crate::service::model::users::recipient;
+use crate::service::model::webhook::subscribed;
 use crate::webhook::signature::{self, Secret};
 use crate::webhook::transport::{Answer, Attempted, Sender, TIMEOUT};
 
@@ -49,7 +53,7 @@ const LONGEST_RETRY_AFTER: Duration = Duration::hours(6);
 /// The wait after failed attempt number `attempts`: 10 s doubling up to 4 h, each with ±25 %
 /// jitter, so that the deliveries held back by one outage do not all come back at once.
 pub fn backoff(attempts: i32) -> Duration {
-    crate::service::backoff::jittered(10, attempts - 1, 4 * 3600)
+    retry::jittered(10, attempts - 1, 4 * 3600)
 }
 
 /// What one fan-out step did.
@@ -134,7 +138,7 @@ pub async fn fan_out(
                     .map(|&event_id| Delivery {
                         webhook_id: plan.webhook_id.clone(),
                         event_id,
-                        status: status::PENDING.to_owned(),
+                        status: DeliveryStatus::Pending,
                         attempts: 0,
                         next_attempt_at: now,
                         locked_until: None,
@@ -204,8 +208,8 @@ pub async fn deliver_due(
             }
         };
         match verdict.status {
-            status::DELIVERED => report.delivered += 1,
-            status::PENDING => report.retrying += 1,
+            DeliveryStatus::Delivered => report.delivered += 1,
+            DeliveryStatus::Pending => report.retrying += 1,
             _ => report.failed += 1,
         }
         report.disabled += usize::from(verdict.disabled);
@@ -215,7 +219,7 @@ pub async fn deliver_due(
 
 /// What became of one claimed delivery.
 struct Verdict {
-    status: &'static str,
+    status: DeliveryStatus,
     disabled: bool,
 }
 
@@ -254,7 +258,7 @@ async fn deliver_one(
     claimed: Claimed,
 ) -> Result<Verdict, ServiceError> {
     let sent_at = clock.now();
-    let body = events::to_json(&claimed.event);
+    let body = event_log::to_json(&claimed.event);
     // The same on every attempt: the endpoint's key to recognising a message it has seen.
     let message_id = claimed.event.id.to_string();
     let timestamp = sent_at.timestamp();
@@ -289,8 +293,15 @@ async fn deliver_one(
         duration_ms: i32::try_from(attempted.duration.as_millis()).unwrap_or(i32::MAX),
     };
     let notifier = notifier.clone();
-    db.write(move |conn| record(conn, &notifier, claimed, attempt, judged, now))
+    let tried = Tried { attempt, judged };
+    db.write(move |conn| record(conn, &notifier, claimed, tried, now))
         .await
+}
+
+/// An attempt as it is recorded, and what it means for its delivery.
+struct Tried {
+    attempt: NewAttempt,
+    judged: Judged,
 }
 
 /// An attempt judged, before it is recorded.
@@ -310,7 +321,7 @@ fn judge(delivery: &Delivery, attempted: &Attempted, now: DateTime<Utc>) -> Judg
         Answer::Status { code, .. } if (200..300).contains(code) => {
             return Judged {
                 outcome: Outcome {
-                    status: status::DELIVERED,
+                    status: DeliveryStatus::Delivered,
                     attempts,
                     next_attempt_at: naive_now,
                     delivered_at: Some(naive_now),
@@ -332,7 +343,7 @@ fn judge(delivery: &Delivery, attempted: &Attempted, now: DateTime<Utc>) -> Judg
     let given_up = gone || naive_now - delivery.retrying_since >= RETRY_FOR;
     let outcome = if given_up {
         Outcome {
-            status: status::FAILED,
+            status: DeliveryStatus::Failed,
             attempts,
             next_attempt_at: naive_now,
             delivered_at: delivery.delivered_at,
@@ -345,7 +356,7 @@ fn judge(delivery: &Delivery, attempted: &Attempted, now: DateTime<Utc>) -> Judg
             None => backoff(attempts),
         };
         Outcome {
-            status: status::PENDING,
+            status: DeliveryStatus::Pending,
             attempts,
             next_attempt_at: naive_now + wait,
             delivered_at: delivery.delivered_at,
@@ -364,10 +375,10 @@ fn record(
     conn: &mut DbConn,
     notifier: &Notifier,
     claimed: Claimed,
-    attempt: NewAttempt,
-    judged: Judged,
+    tried: Tried,
     now: DateTime<Utc>,
 ) -> Result<Verdict, ServiceError> {
+    let Tried { attempt, judged } = tried;
     let naive_now = now.naive_utc();
     let webhook = &claimed.webhook;
     let held = claimed.delivery.locked_until.unwrap_or(naive_now);
@@ -375,7 +386,7 @@ fn record(
     if !stored::delivery_exists(conn, &webhook.id, claimed.event.id)? {
         // The webhook was deleted (or the event pruned) while this attempt was in flight.
         return Ok(Verdict {
-            status: status::FAILED,
+            status: DeliveryStatus::Failed,
             disabled: false,
         });
     }
@@ -404,7 +415,7 @@ fn record(
         disabled = true;
         stored::fail_pending(conn, &webhook.id)?;
         tracing::warn!(webhook_id = %webhook.id, reason, "webhook disabled");
-        let owner = notifications::recipient(conn, &webhook.user_id)?;
+        let owner = recipient(conn, &webhook.user_id)?;
         let path = format!("/api/v1/webhooks/{}", webhook.id);
         let mail = Notification::WebhookDisabled(WebhookDisabled {
             username: owner.username.clone(),
@@ -413,11 +424,11 @@ fn record(
             webhook_url: notifier.url(&path),
             deliveries_url: notifier.url(&format!("{path}/deliveries")),
         });
-        notifications::enqueue(conn, &owner, mail, None, now)?;
+        enqueue(conn, &owner, mail, None, now)?;
     }
     Ok(Verdict {
-        status: if disabled && judged.outcome.status == status::PENDING {
-            status::FAILED
+        status: if disabled && judged.outcome.status == DeliveryStatus::Pending {
+            DeliveryStatus::Failed
         } else {
             judged.outcome.status
         },

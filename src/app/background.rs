@@ -1,0 +1,194 @@
+//! The server's background work: the event feed that follows the log for this process's streams
+//! (and, on PostgreSQL, the listener that hears other processes' commits), webhook fan-out and
+//! delivery, delivering the outbox, and the scheduler (timeouts, reminders, digests, vacations
+//! that run out, pruning the event log). They only read the database and the injected clock, so
+//! any number of server processes can run them on one database, and a restart loses nothing.
+//!
+//! They live as long as the server: [`Background::spawn`] starts them and [`Background::stop`]
+//! lets each finish what it has in hand (the mail being sent, the scheduler's run) and waits for
+//! them.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::db::Database;
+use crate::limits::Limits;
+use crate::mail::Mailer;
+use crate::service::effects::mail::Notifier;
+use crate::service::events;
+use crate::service::events::feed::Feed;
+use crate::service::model::event::EventSettings;
+use crate::service::model::time::Clock;
+use crate::service::model::webhook::WebhookSettings;
+use crate::service::webhooks::delivery as webhook_delivery;
+use crate::service::{outbox, scheduler, tokens};
+use crate::webhook::transport::Sender;
+
+/// How often the outbox is checked: turn mails should leave within seconds of the move, and a
+/// crashed worker's mail soon after its lease (`outbox::LEASE`) runs out.
+const OUTBOX_POLL: Duration = Duration::from_secs(2);
+/// How often webhooks look for new events and due deliveries: events reach endpoints within
+/// seconds, and a crashed worker's deliveries soon after their lease runs out.
+const WEBHOOK_POLL: Duration = Duration::from_secs(2);
+/// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
+const SCHEDULER_POLL: Duration = Duration::from_secs(30);
+/// How often the rate limits forget clients that have been quiet.
+const LIMITS_SWEEP: Duration = Duration::from_secs(60);
+
+/// What the loops work with.
+pub struct Work {
+    pub db: Database,
+    pub notifier: Notifier,
+    pub clock: Arc<dyn Clock>,
+    pub mailer: Mailer,
+    /// Vacation each player may take per calendar year.
+    pub vacation_allowance: chrono::Duration,
+    pub limits: Arc<Limits>,
+    pub feed: Feed,
+    pub events: EventSettings,
+    pub webhooks: WebhookSettings,
+}
+
+/// The running loops. Dropping this asks them to stop without waiting for them.
+pub struct Background {
+    stop: CancellationToken,
+    loops: Vec<JoinHandle<()>>,
+}
+
+impl Background {
+    /// Starts the loops on the current Tokio runtime.
+    pub fn spawn(work: Work) -> Background {
+        let work = Arc::new(work);
+        let stop = CancellationToken::new();
+        let loops = vec![
+            tokio::spawn(work.feed.clone().run(work.db.clone(), stop.clone())),
+            tokio::spawn(listen(work.clone(), stop.clone())),
+            tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
+            tokio::spawn(deliver_webhooks(work.clone(), stop.clone())),
+            tokio::spawn(sweep_limits(work.clone(), stop.clone())),
+            tokio::spawn(run_scheduler(work, stop.clone())),
+        ];
+        Background { stop, loops }
+    }
+
+    /// Asks the loops to stop once they have finished what they are doing, and waits for them.
+    pub async fn stop(mut self) {
+        self.stop.cancel();
+        for handle in self.loops.drain(..) {
+            if let Err(e) = handle.await {
+                tracing::error!(error = %e, "a background loop ended abnormally");
+            }
+        }
+        tracing::info!("background work stopped");
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Hears the commits of other processes (PostgreSQL), which wake the feed.
+async fn listen(work: Arc<Work>, stop: CancellationToken) {
+    work.db.listen(stop).await;
+}
+
+/// Forgets, once a minute, the rate-limit keys that have their whole allowance again.
+async fn sweep_limits(work: Arc<Work>, stop: CancellationToken) {
+    while pause(LIMITS_SWEEP, &stop).await {
+        work.limits.sweep();
+    }
+}
+
+/// Waits `poll` unless asked to stop first; says whether to go on.
+async fn pause(poll: Duration, stop: &CancellationToken) -> bool {
+    tokio::select! {
+        () = stop.cancelled() => false,
+        () = tokio::time::sleep(poll) => true,
+    }
+}
+
+async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
+    let Work {
+        db,
+        notifier,
+        clock,
+        mailer,
+        ..
+    } = &*work;
+    while !stop.is_cancelled() {
+        match outbox::deliver_due(db, mailer, notifier, clock.as_ref(), &stop).await {
+            // Something was done, so more may be waiting: go on at once.
+            Ok(done) if done.sent + done.retrying + done.failed > 0 => continue,
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "outbox delivery failed"),
+        }
+        if !pause(OUTBOX_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("outbox delivery stopped");
+}
+
+/// Fans new events out to the webhooks and sends what is due. On stop, the requests in flight
+/// are finished and recorded.
+async fn deliver_webhooks(work: Arc<Work>, stop: CancellationToken) {
+    let sender = match Sender::new(work.webhooks.allow_private) {
+        Ok(sender) => sender,
+        Err(e) => {
+            tracing::error!(error = %e, "webhooks cannot be delivered");
+            return;
+        }
+    };
+    while !stop.is_cancelled() {
+        let mut busy = false;
+        // Only as far as the feed has passed: no event below it can still appear.
+        let upto = work.feed.passed();
+        match webhook_delivery::fan_out(&work.db, upto, work.clock.now()).await {
+            Ok(done) => busy |= done.more,
+            Err(e) => tracing::error!(error = %e, "webhook fan-out failed"),
+        }
+        let clock = work.clock.as_ref();
+        match webhook_delivery::deliver_due(&work.db, &sender, &work.notifier, clock, &stop).await {
+            // Something was done, so more may be waiting.
+            Ok(done) => busy |= done.attempts() > 0,
+            Err(e) => tracing::error!(error = %e, "webhook delivery failed"),
+        }
+        if busy {
+            continue;
+        }
+        if !pause(WEBHOOK_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("webhook delivery stopped");
+}
+
+async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {
+    while !stop.is_cancelled() {
+        // A run is bounded (a batch per step) and is let finish.
+        let now = work.clock.now();
+        if let Err(e) =
+            scheduler::tick(&work.db, &work.notifier, work.vacation_allowance, now).await
+        {
+            tracing::error!(error = %e, "scheduler run failed");
+        }
+        if let Err(e) = events::prune(&work.db, work.events.retention, now).await {
+            tracing::error!(error = %e, "pruning the event log failed");
+        }
+        if let Err(e) = tokens::prune(&work.db, now).await {
+            tracing::error!(error = %e, "pruning ended sessions and expired tokens failed");
+        }
+        if let Err(e) = crate::service::idempotency::prune(&work.db, now).await {
+            tracing::error!(error = %e, "pruning idempotency keys failed");
+        }
+        if !pause(SCHEDULER_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("scheduler stopped");
+}

@@ -1,0 +1,606 @@
+//! The command line and its configuration: every setting is a flag with a `KURYR_*` environment
+//! variable (or `DATABASE_URL`) behind it, and a default that works on a fresh machine.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use secrecy::SecretString;
+
+use crate::auth::hasher::HasherSettings;
+use crate::db::DatabaseUrl;
+use crate::http::{AllowedOrigins, TrustedProxies};
+use crate::limits::{LimitSettings, RateSetting};
+use crate::mail::{self, MailSettings, Mailer, SmtpUrl};
+use crate::service::model::event::EventSettings;
+use crate::service::model::webhook::WebhookSettings;
+
+#[derive(Debug, Parser)]
+#[command(name = "kuryr", version, about = "Kuryr, a correspondence game server")]
+pub struct Cli {
+    #[command(flatten)]
+    pub storage: StorageArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the HTTP server (migrating the database first).
+    Serve(Box<ServeArgs>),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Print the API's OpenAPI description (YAML), as served at /api/v1/openapi.yaml.
+    Openapi,
+    /// Manage accounts from the command line.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create an account. The password is read from standard input (one line).
+    Create {
+        #[arg(long)]
+        username: String,
+        #[arg(long)]
+        email: String,
+    },
+    /// Set a new password for an account (read from standard input, one line). Every token
+    /// issued before stops working.
+    SetPassword {
+        #[arg(long)]
+        username: String,
+    },
+}
+
+/// Where the data lives; shared by every command.
+#[derive(Debug, Clone, Args)]
+pub struct StorageArgs {
+    /// Folder for the embedded defaults: the SQLite database, the generated signing secret and
+    /// the mail folder. Created if missing.
+    #[arg(long, env = "KURYR_DATA_DIR", default_value = "./data", global = true)]
+    pub data_dir: PathBuf,
+
+    /// Database URL, `sqlite://path` or `postgres://user:password@host/db`. Default: the SQLite
+    /// file `kuryr.sqlite3` in the data folder.
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+
+    /// Most database connections the server keeps open.
+    #[arg(long, env = "KURYR_DB_POOL_SIZE", default_value_t = 8, global = true)]
+    pub db_pool_size: u32,
+}
+
+impl StorageArgs {
+    pub fn database_url(&self) -> Result<DatabaseUrl, String> {
+        match &self.database_url {
+            Some(url) if !url.trim().is_empty() => DatabaseUrl::parse(url.trim()),
+            _ => Ok(DatabaseUrl::sqlite_file(
+                &self.data_dir.join("kuryr.sqlite3"),
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, env = "KURYR_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Secret for signing access tokens (at least 32 bytes). Default: a random secret generated
+    /// once and kept in `<data-dir>/jwt-secret`. Set it when several servers share a database.
+    #[arg(long, env = "KURYR_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<SecretString>,
+
+    /// How long an access token stays valid, in hours.
+    #[arg(long, env = "KURYR_TOKEN_TTL_HOURS", default_value_t = 24 * 30)]
+    pub token_ttl_hours: u32,
+
+    /// Worker threads for HTTP (default: one per core).
+    #[arg(long, env = "KURYR_WORKERS")]
+    pub workers: Option<usize>,
+
+    #[command(flatten)]
+    pub hashing: HashingArgs,
+
+    /// SMTP server for outgoing mail: `smtp://host:25` (no TLS), `smtp://host:587?tls=required`
+    /// (STARTTLS) or `smtps://host:465` (implicit TLS), with `user:password@` percent-encoded
+    /// before the host. Default: no server; each mail becomes an `.eml` file in
+    /// `<data-dir>/mail`.
+    #[arg(long, env = "KURYR_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<SecretString>,
+
+    /// Sender of every mail, `Name <address>` or a bare address.
+    #[arg(
+        long,
+        env = "KURYR_MAIL_FROM",
+        default_value = "Kuryr <kuryr@localhost>"
+    )]
+    pub mail_from: String,
+
+    /// The address people reach this server at, for links in mails (default: `http://` and the
+    /// listen address).
+    #[arg(long, env = "KURYR_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Vacation days each player may take per calendar year (in their time zone); while on
+    /// vacation their clocks stand still.
+    #[arg(long, env = "KURYR_VACATION_DAYS", default_value_t = 30)]
+    pub vacation_days: u32,
+
+    /// Days the event log keeps each event; a client away for longer resynchronises from the
+    /// game and challenge lists (`docs/events.md`).
+    #[arg(long, env = "KURYR_EVENT_RETENTION_DAYS", default_value_t = crate::service::model::event::DEFAULT_RETENTION_DAYS)]
+    pub event_retention_days: u32,
+
+    /// Event streams one token may hold open at once; the next gets 429.
+    #[arg(long, env = "KURYR_STREAMS_PER_TOKEN", default_value_t = crate::service::model::event::DEFAULT_STREAMS_PER_TOKEN)]
+    pub streams_per_token: usize,
+
+    /// Seconds an idle event stream waits before it sends a keep-alive, from 1 to 15.
+    #[arg(long, env = "KURYR_STREAM_KEEPALIVE_SECS", default_value_t = crate::service::model::event::MAX_KEEP_ALIVE_SECS)]
+    pub stream_keepalive_secs: u64,
+
+    /// Let webhooks go to loopback and private network addresses (`localhost`, 10.0.0.0/8,
+    /// …), for development and tests. Link-local, multicast and reserved addresses stay refused.
+    #[arg(long, env = "KURYR_WEBHOOK_ALLOW_PRIVATE")]
+    pub webhook_allow_private: bool,
+
+    /// Web origins whose pages may call the API from a browser (CORS), as a comma-separated list
+    /// of exact origins (`https://app.example.org,http://localhost:5173`) or `*` for every
+    /// origin. Default: none.
+    #[arg(long, env = "KURYR_CORS_ORIGINS", default_value = "")]
+    pub cors_origins: AllowedOrigins,
+
+    #[command(flatten)]
+    pub defences: DefenceArgs,
+}
+
+/// Limits that keep one client from exhausting the server or using it to harm others (see
+/// `docs/security.md`). A rate is `COUNT/PERIOD` (`5/15min`, `3/3h`, `20/s`): at most COUNT at
+/// once, coming back at COUNT per PERIOD; `off` turns a limit off.
+#[derive(Debug, Clone, Args)]
+pub struct DefenceArgs {
+    /// Seconds a request has to arrive whole, head and body; later it gets 408 and the
+    /// connection is closed.
+    #[arg(long, env = "KURYR_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
+    pub request_timeout_secs: u64,
+
+    /// Connections one client address may hold open at once (0: no cap). Trusted proxies are
+    /// not capped.
+    #[arg(long, env = "KURYR_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64)]
+    pub max_connections_per_client: usize,
+
+    /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client, as a
+    /// comma-separated list of addresses or networks (`127.0.0.1,10.0.0.0/8`). Default: none,
+    /// every client is the TCP peer.
+    #[arg(long, env = "KURYR_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: TrustedProxies,
+
+    /// Failed logins into one account from one client address.
+    #[arg(long, env = "KURYR_LIMIT_LOGIN_FAILURES_PER_ACCOUNT", default_value_t = LimitSettings::DEFAULT.login_failures_per_account)]
+    pub limit_login_failures_per_account: RateSetting,
+
+    /// Failed logins from one client address, whatever the accounts.
+    #[arg(long, env = "KURYR_LIMIT_LOGIN_FAILURES_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.login_failures_per_client)]
+    pub limit_login_failures_per_client: RateSetting,
+
+    /// Registrations from one client address.
+    #[arg(long, env = "KURYR_LIMIT_REGISTRATIONS_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.registrations_per_client)]
+    pub limit_registrations_per_client: RateSetting,
+
+    /// Confirmation mails to one address, and apart from them password-reset mails to one
+    /// address (the default, three at once and one an hour after, never sends more than three
+    /// of each in an hour).
+    #[arg(long, env = "KURYR_LIMIT_ACCOUNT_MAILS_PER_RECIPIENT", default_value_t = LimitSettings::DEFAULT.account_mails_per_recipient)]
+    pub limit_account_mails_per_recipient: RateSetting,
+
+    /// Confirmation and password-reset mails asked for by one client address.
+    #[arg(long, env = "KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.account_mails_per_client)]
+    pub limit_account_mails_per_client: RateSetting,
+
+    /// Authenticated requests per user, on every endpoint that takes a token.
+    #[arg(long, env = "KURYR_LIMIT_REQUESTS_PER_USER", default_value_t = LimitSettings::DEFAULT.requests_per_user)]
+    pub limit_requests_per_user: RateSetting,
+}
+
+impl DefenceArgs {
+    fn settings(&self) -> anyhow::Result<Defences> {
+        if self.request_timeout_secs == 0 {
+            anyhow::bail!("KURYR_REQUEST_TIMEOUT_SECS must be at least 1");
+        }
+        Ok(Defences {
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
+            max_connections_per_client: self.max_connections_per_client,
+            trusted_proxies: self.trusted_proxies.clone(),
+            limits: LimitSettings {
+                login_failures_per_account: self.limit_login_failures_per_account,
+                login_failures_per_client: self.limit_login_failures_per_client,
+                registrations_per_client: self.limit_registrations_per_client,
+                account_mails_per_recipient: self.limit_account_mails_per_recipient,
+                account_mails_per_client: self.limit_account_mails_per_client,
+                requests_per_user: self.limit_requests_per_user,
+            },
+        })
+    }
+}
+
+/// The defences, validated.
+#[derive(Debug, Clone)]
+pub struct Defences {
+    pub request_timeout: std::time::Duration,
+    pub max_connections_per_client: usize,
+    pub trusted_proxies: TrustedProxies,
+    pub limits: LimitSettings,
+}
+
+impl ServeArgs {
+    /// Where links point when no public URL is given: the listen address, with `localhost`
+    /// standing in for an all-interfaces address that no browser can open.
+    fn default_public_url(&self) -> String {
+        if self.listen.ip().is_unspecified() {
+            format!("http://localhost:{}", self.listen.port())
+        } else {
+            format!("http://{}", self.listen)
+        }
+    }
+
+    fn mail_settings(&self, data_dir: &Path) -> Result<MailSettings, mail::MailConfigError> {
+        use secrecy::ExposeSecret;
+        let smtp_url = match &self.smtp_url {
+            Some(url) if !url.expose_secret().trim().is_empty() => {
+                Some(SmtpUrl::parse(url.expose_secret())?)
+            }
+            _ => None,
+        };
+        let public_url = match &self.public_url {
+            Some(url) if !url.trim().is_empty() => url.clone(),
+            _ => self.default_public_url(),
+        };
+        Ok(MailSettings {
+            smtp_url,
+            from: mail::transport::parse_mailbox(&self.mail_from)?,
+            folder: data_dir.join("mail"),
+            public_url: mail::transport::parse_public_url(&public_url)?,
+        })
+    }
+}
+
+/// Password hashing: argon2 takes 19 MiB and a core for tens of milliseconds per password, so
+/// it runs on a fixed set of threads, and a login that finds their queue full is refused with a
+/// 503 at once.
+#[derive(Debug, Clone, Args)]
+pub struct HashingArgs {
+    /// Threads that hash passwords (default: one per core).
+    #[arg(long, env = "KURYR_HASH_THREADS")]
+    pub hash_threads: Option<usize>,
+
+    /// Passwords that may wait for a hashing thread; beyond them a login, registration or
+    /// password change is answered 503 with `Retry-After` (default: twice the threads).
+    #[arg(long, env = "KURYR_HASH_QUEUE")]
+    pub hash_queue: Option<usize>,
+}
+
+impl HashingArgs {
+    fn settings(&self) -> anyhow::Result<HasherSettings> {
+        let mut settings = self.hash_threads.map_or_else(
+            HasherSettings::for_this_machine,
+            HasherSettings::with_threads,
+        );
+        if let Some(queue) = self.hash_queue {
+            settings.queue = queue;
+        }
+        if settings.threads == 0 {
+            anyhow::bail!("KURYR_HASH_THREADS must be at least 1");
+        }
+        if settings.queue == 0 {
+            anyhow::bail!("KURYR_HASH_QUEUE must be at least 1");
+        }
+        Ok(settings)
+    }
+}
+
+/// Everything the running application needs, validated once at start.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub database_url: DatabaseUrl,
+    pub db_pool_size: u32,
+    pub jwt_secret: SecretString,
+    pub token_ttl_hours: u32,
+    pub workers: Option<usize>,
+    pub hashing: HasherSettings,
+    pub mail: MailSettings,
+    pub vacation_days: u32,
+    pub events: EventSettings,
+    pub webhooks: WebhookSettings,
+    pub defences: Defences,
+    pub cors: AllowedOrigins,
+}
+
+impl Settings {
+    pub fn from_args(storage: &StorageArgs, serve: &ServeArgs) -> anyhow::Result<Settings> {
+        use secrecy::ExposeSecret;
+        let database_url = storage.database_url().map_err(anyhow::Error::msg)?;
+        let jwt_secret = match &serve.jwt_secret {
+            Some(secret) if secret.expose_secret().len() >= 32 => secret.clone(),
+            Some(_) => anyhow::bail!("KURYR_JWT_SECRET must be at least 32 bytes long"),
+            None => load_or_create_secret(&storage.data_dir.join("jwt-secret"))?,
+        };
+        if serve.token_ttl_hours == 0 {
+            anyhow::bail!("KURYR_TOKEN_TTL_HOURS must be at least 1");
+        }
+        if storage.db_pool_size == 0 {
+            anyhow::bail!("KURYR_DB_POOL_SIZE must be at least 1");
+        }
+        let mail = serve.mail_settings(&storage.data_dir)?;
+        if serve.vacation_days > 365 {
+            anyhow::bail!("KURYR_VACATION_DAYS is at most 365 (days in a year)");
+        }
+        if serve.event_retention_days == 0 {
+            anyhow::bail!("KURYR_EVENT_RETENTION_DAYS must be at least 1");
+        }
+        if serve.streams_per_token == 0 {
+            anyhow::bail!("KURYR_STREAMS_PER_TOKEN must be at least 1");
+        }
+        if !(1..=crate::service::model::event::MAX_KEEP_ALIVE_SECS)
+            .contains(&serve.stream_keepalive_secs)
+        {
+            anyhow::bail!("KURYR_STREAM_KEEPALIVE_SECS is from 1 to 15");
+        }
+        Ok(Settings {
+            listen: serve.listen,
+            data_dir: storage.data_dir.clone(),
+            database_url,
+            db_pool_size: storage.db_pool_size,
+            jwt_secret,
+            token_ttl_hours: serve.token_ttl_hours,
+            workers: serve.workers,
+            hashing: serve.hashing.settings()?,
+            mail,
+            vacation_days: serve.vacation_days,
+            events: EventSettings {
+                retention: chrono::Duration::days(i64::from(serve.event_retention_days)),
+                streams_per_token: serve.streams_per_token,
+                keep_alive: std::time::Duration::from_secs(serve.stream_keepalive_secs),
+            },
+            webhooks: WebhookSettings {
+                allow_private: serve.webhook_allow_private,
+            },
+            defences: serve.defences.settings()?,
+            cors: serve.cors_origins.clone(),
+        })
+    }
+
+    pub fn mailer(&self) -> Mailer {
+        Mailer::new(self.mail.clone())
+    }
+}
+
+/// Reads the signing secret kept in the data folder, generating it on first use, so tokens
+/// survive a restart without any configuration.
+pub fn load_or_create_secret(path: &Path) -> anyhow::Result<SecretString> {
+    use anyhow::Context;
+    use rand::RngCore;
+    if let Ok(existing) = std::fs::read_to_string(path) {
+        crate::files::tighten_file_if_present(path)
+            .with_context(|| format!("cannot make {} private", path.display()))?;
+        let existing = existing.trim();
+        anyhow::ensure!(
+            existing.len() >= 32,
+            "the signing secret in {} is too short; delete the file to generate a new one",
+            path.display()
+        );
+        return Ok(SecretString::from(existing.to_owned()));
+    }
+    if let Some(parent) = path.parent() {
+        crate::files::create_private_dir(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    let mut bytes = [0u8; 32];
+    rand::rng().fill_bytes(&mut bytes);
+    let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    write_private(path, &secret).with_context(|| format!("cannot write {}", path.display()))?;
+    tracing::info!(path = %path.display(), "generated a new token signing secret");
+    Ok(SecretString::from(secret))
+}
+
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(contents.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_secret_is_kept() {
+        use secrecy::ExposeSecret;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/jwt-secret");
+        let first = load_or_create_secret(&path).unwrap();
+        let second = load_or_create_secret(&path).unwrap();
+        assert_eq!(first.expose_secret(), second.expose_secret());
+        assert_eq!(first.expose_secret().len(), 64);
+    }
+
+    #[test]
+    fn defaults_put_sqlite_in_the_data_dir() {
+        let cli = Cli::try_parse_from(["kuryr", "--data-dir", "/srv/k", "serve"]).unwrap();
+        assert_eq!(
+            cli.storage.database_url().unwrap(),
+            DatabaseUrl::Sqlite("/srv/k/kuryr.sqlite3".into())
+        );
+        let Command::Serve(serve) = cli.command else {
+            panic!("serve expected")
+        };
+        assert_eq!(serve.listen.to_string(), "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn password_hashing_defaults_to_the_cores_and_can_be_set() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let default = serve_settings(&[]).unwrap().hashing;
+        assert_eq!((default.threads, default.queue), (cores, 2 * cores));
+        let threads_only = serve_settings(&["--hash-threads", "3"]).unwrap().hashing;
+        assert_eq!((threads_only.threads, threads_only.queue), (3, 6));
+        let both = serve_settings(&["--hash-threads", "1", "--hash-queue", "5"])
+            .unwrap()
+            .hashing;
+        assert_eq!((both.threads, both.queue), (1, 5));
+        for (args, variable) in [
+            (["--hash-threads", "0"], "KURYR_HASH_THREADS"),
+            (["--hash-queue", "0"], "KURYR_HASH_QUEUE"),
+        ] {
+            let error = serve_settings(&args).unwrap_err().to_string();
+            assert!(error.starts_with(variable), "{error}");
+        }
+    }
+
+    fn serve_settings(args: &[&str]) -> anyhow::Result<Settings> {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().to_str().unwrap();
+        let mut argv = vec!["kuryr", "--data-dir", data_dir, "serve"];
+        argv.extend_from_slice(args);
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let Command::Serve(serve) = cli.command else {
+            panic!("serve expected")
+        };
+        let secret = "x".repeat(32);
+        let serve = ServeArgs {
+            jwt_secret: Some(SecretString::from(secret)),
+            ..*serve
+        };
+        Settings::from_args(&cli.storage, &serve)
+    }
+
+    #[test]
+    fn cors_is_off_unless_origins_are_given() {
+        assert_eq!(serve_settings(&[]).unwrap().cors, AllowedOrigins::None);
+        let listed = serve_settings(&["--cors-origins", "https://app.example.org/"]).unwrap();
+        assert_eq!(
+            listed.cors,
+            AllowedOrigins::List(vec!["https://app.example.org".into()])
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let refused = Cli::try_parse_from([
+            "kuryr",
+            "--data-dir",
+            dir.path().to_str().unwrap(),
+            "serve",
+            "--cors-origins",
+            "https://app.example.org/path",
+        ]);
+        assert!(refused.is_err());
+    }
+
+    #[test]
+    fn webhooks_go_to_public_addresses_unless_private_ones_are_allowed() {
+        assert!(!serve_settings(&[]).unwrap().webhooks.allow_private);
+        let allowing = serve_settings(&["--webhook-allow-private"]).unwrap();
+        assert!(allowing.webhooks.allow_private);
+    }
+
+    #[test]
+    fn without_mail_settings_mail_goes_into_the_data_dir() {
+        let settings = serve_settings(&["--listen", "127.0.0.1:9090"]).unwrap();
+        assert!(settings.mail.smtp_url.is_none());
+        assert_eq!(settings.mail.from.to_string(), "Kuryr <kuryr@localhost>");
+        assert_eq!(settings.mail.public_url.as_str(), "http://127.0.0.1:9090/");
+        assert_eq!(settings.mail.folder, settings.data_dir.join("mail"));
+        let description = settings.mailer().describe();
+        assert!(description.contains(".eml"), "{description}");
+        assert!(description.contains(&settings.data_dir.join("mail").display().to_string()));
+
+        let everywhere = serve_settings(&["--listen", "0.0.0.0:8080"]).unwrap();
+        assert_eq!(
+            everywhere.mail.public_url.as_str(),
+            "http://localhost:8080/"
+        );
+    }
+
+    #[test]
+    fn the_smtp_password_never_shows() {
+        let settings = serve_settings(&[
+            "--smtp-url",
+            "smtp://kuryr%40example.org:s3cr%2Ft@mail.example.org?tls=required",
+            "--mail-from",
+            "Kuryr <games@example.org>",
+            "--public-url",
+            "https://kuryr.example.org",
+        ])
+        .unwrap();
+        let description = settings.mailer().describe();
+        assert_eq!(
+            description,
+            "mail: SMTP smtp://mail.example.org:587 (STARTTLS), sending as Kuryr <games@example.org>"
+        );
+        for shown in [
+            description,
+            format!("{settings:?}"),
+            format!("{:?}", settings.mailer()),
+        ] {
+            assert!(!shown.contains("s3cr"), "{shown}");
+            assert!(!shown.contains("kuryr%40example.org"), "{shown}");
+        }
+        let implicit = serve_settings(&["--smtp-url", "smtps://mail.example.org"]).unwrap();
+        assert!(
+            implicit
+                .mailer()
+                .describe()
+                .contains("smtps://mail.example.org:465 (implicit TLS)")
+        );
+        let plain = serve_settings(&["--smtp-url", "smtp://127.0.0.1:2525"]).unwrap();
+        assert!(
+            plain
+                .mailer()
+                .describe()
+                .contains("smtp://127.0.0.1:2525 (no TLS)")
+        );
+    }
+
+    #[test]
+    fn unusable_mail_settings_stop_the_start_with_a_clear_reason() {
+        let error = |args: &[&str]| serve_settings(args).unwrap_err().to_string();
+        let bad_from = error(&["--mail-from", "Kuryr at localhost"]);
+        assert!(
+            bad_from.starts_with("KURYR_MAIL_FROM is not a mailbox"),
+            "{bad_from}"
+        );
+        let bad_public = error(&["--public-url", "ftp://example.org"]);
+        assert!(
+            bad_public.starts_with("KURYR_PUBLIC_URL must be"),
+            "{bad_public}"
+        );
+        let relative = error(&["--public-url", "kuryr.example.org"]);
+        assert!(
+            relative.starts_with("KURYR_PUBLIC_URL must be"),
+            "{relative}"
+        );
+        let bad_scheme = error(&["--smtp-url", "http://user:hunter2@mail.example.org"]);
+        assert!(
+            bad_scheme.starts_with("KURYR_SMTP_URL is not usable"),
+            "{bad_scheme}"
+        );
+        assert!(!bad_scheme.contains("hunter2"), "{bad_scheme}");
+        let bad_tls = error(&["--smtp-url", "smtp://mail.example.org?tls=sometimes"]);
+        assert!(bad_tls.contains("tls parameter"), "{bad_tls}");
+        let no_host = error(&["--smtp-url", "smtp://"]);
+        assert!(
+            no_host.starts_with("KURYR_SMTP_URL is not usable"),
+            "{no_host}"
+        );
+    }
+}
