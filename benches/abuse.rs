@@ -13,7 +13,14 @@
 //!   hash bound;
 //! - `mail bomb`: registrations, confirmation and reset requests aimed at one inbox;
 //! - `reset timing`: how long a reset request takes to answer for a confirmed address and for
-//!   an unknown one (mail limits off, so that every request does its full work).
+//!   an unknown one (mail limits off, so that every request does its full work);
+//! - `picture flood`: 64 connections from one address asking for board pictures, half of them
+//!   never drawn before, half one already drawn, while the polite client reads a game, moves in
+//!   another and asks for `/healthz`; then how many pictures a second the server answers, kept
+//!   ones and new ones (the limit on anonymous work off, so that every new one is drawn).
+//!
+//! `KURYR_BIN` runs another build of the server (an older one, to compare) instead of this
+//! one's.
 //!
 //! It prints one line per scenario; `docs/security.md` holds the figures. A benchmark, not a
 //! test: nothing here fails on a number.
@@ -59,6 +66,9 @@ fn main() {
         );
         login_flood("hash flood (login limits off)", &server, &game, 64);
     }
+    if wanted("picture flood") {
+        picture_flood(work.path());
+    }
     if wanted("mail bomb") {
         mail_bomb(&work.path().join("mail"));
     }
@@ -84,7 +94,9 @@ impl Kuryr {
             .local_addr()
             .unwrap()
             .port();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_kuryr"));
+        let binary =
+            std::env::var("KURYR_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_kuryr").to_owned());
+        let mut command = Command::new(binary);
         for (name, _) in std::env::vars() {
             if name.starts_with("KURYR_") || name == "DATABASE_URL" {
                 command.env_remove(name);
@@ -573,4 +585,301 @@ fn addressed_to(mail: &str, address: &str) -> bool {
     mail.lines()
         .take_while(|line| !line.is_empty())
         .any(|line| line.starts_with("To:") && line.contains(address))
+}
+
+/// Nubulus positions by the thousand: each side keeps a subset of its starting pieces.
+fn nubulus_position(seed: u64) -> String {
+    const WHITE: [&str; 13] = [
+        "B1", "D1", "F1", "H1", "A2", "C2", "E2", "G2", "J2", "B3", "D3", "F3", "H3",
+    ];
+    const BLACK: [&str; 13] = [
+        "B6", "D6", "F6", "H6", "A7", "C7", "E7", "G7", "J7", "B8", "D8", "F8", "H8",
+    ];
+    let keep = |bits: u64, squares: &[&str; 13], black: bool| {
+        let mut kept: Vec<String> = (0..13)
+            .filter(|i| bits >> i & 1 == 1)
+            .map(|i| {
+                if black {
+                    format!("({})", squares[i])
+                } else {
+                    squares[i].to_owned()
+                }
+            })
+            .collect();
+        if kept.is_empty() {
+            kept.push(if black { "(B6)".into() } else { "B1".into() });
+        }
+        kept.join(" ")
+    };
+    let mixed = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    format!(
+        "w {} {}",
+        keep(mixed, &WHITE, false),
+        keep(mixed >> 13, &BLACK, true)
+    )
+}
+
+fn picture_path(position: &str) -> String {
+    let query: String = url::form_urlencoded::byte_serialize(position.as_bytes()).collect();
+    format!("/api/v1/rules/nubulus/board.png?position={query}")
+}
+
+/// The polite client's moves: a fresh connection every 50 ms, each sending the next move of a
+/// game between `white` and `black` (a new game whenever one ends), until `stop`.
+fn mover(
+    server: &Kuryr,
+    players: [String; 2],
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<(Latencies, usize)> {
+    let port = server.port;
+    std::thread::spawn(move || {
+        let call = |method: &str, path: &str, token: Option<&str>, body: Option<Value>| {
+            connect(BYSTANDER, port)
+                .and_then(|mut stream| exchange(&mut stream, method, path, token, body.as_ref()))
+                .unwrap_or((0, Value::Null))
+        };
+        let new_game = || {
+            let (_, challenge) = call(
+                "POST",
+                "/api/v1/challenges",
+                Some(&players[0]),
+                Some(json!({"game": "cheversi", "opponent": "moveblack", "color": "white"})),
+            );
+            let id = challenge["id"].as_str().unwrap_or_default().to_owned();
+            let (_, game) = call(
+                "POST",
+                &format!("/api/v1/challenges/{id}/accept"),
+                Some(&players[1]),
+                None,
+            );
+            game["id"].as_str().unwrap_or_default().to_owned()
+        };
+        let mut times = Latencies::default();
+        let mut failures = 0;
+        let mut game = new_game();
+        while !stop.load(Ordering::Relaxed) {
+            let (_, state) = call("GET", &format!("/api/v1/games/{game}"), None, None);
+            let Some(mv) = state["legal_moves"][0].as_str() else {
+                game = new_game();
+                continue;
+            };
+            let token = if state["to_move"] == "white" {
+                &players[0]
+            } else {
+                &players[1]
+            };
+            let body = json!({"move": mv, "ply": state["ply"]});
+            let started = Instant::now();
+            let (status, _) = call(
+                "POST",
+                &format!("/api/v1/games/{game}/moves"),
+                Some(token),
+                Some(body),
+            );
+            if status == 201 {
+                times.0.push(started.elapsed().as_secs_f64() * 1000.0);
+            } else {
+                failures += 1;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (times, failures)
+    })
+}
+
+/// `connections` connections from `from` asking for pictures until `deadline`, each answer
+/// counted by status; `path(n)` is the picture the nth request of a connection asks for.
+fn picture_load(
+    port: u16,
+    from: Ipv4Addr,
+    connections: usize,
+    deadline: Instant,
+    path: impl Fn(usize, u64) -> String + Send + Sync + Clone + 'static,
+) -> std::collections::BTreeMap<u16, usize> {
+    let statuses = Arc::new(Mutex::new(std::collections::BTreeMap::<u16, usize>::new()));
+    let threads: Vec<_> = (0..connections)
+        .map(|connection| {
+            let (statuses, path) = (statuses.clone(), path.clone());
+            std::thread::spawn(move || {
+                let mut stream = None;
+                let mut counts = std::collections::BTreeMap::<u16, usize>::new();
+                let mut n = 0u64;
+                while Instant::now() < deadline {
+                    if stream.is_none() {
+                        stream = connect(from, port).ok();
+                    }
+                    let Some(connection_stream) = stream.as_mut() else {
+                        std::thread::sleep(Duration::from_millis(10));
+                        continue;
+                    };
+                    n += 1;
+                    let status = match picture_exchange(connection_stream, &path(connection, n)) {
+                        Ok(status) => status,
+                        Err(_) => {
+                            stream = None;
+                            0
+                        }
+                    };
+                    *counts.entry(status).or_default() += 1;
+                }
+                let mut all = statuses.lock().unwrap();
+                for (status, n) in counts {
+                    *all.entry(status).or_default() += n;
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    Arc::try_unwrap(statuses).unwrap().into_inner().unwrap()
+}
+
+/// A GET whose answer is read and dropped (a picture is no JSON); its status.
+fn picture_exchange(stream: &mut TcpStream, path: &str) -> std::io::Result<u16> {
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: kuryr\r\n\r\n")?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if stream.read(&mut byte)? == 0 {
+            return Err(ErrorKind::UnexpectedEof.into());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let length = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    stream.read_exact(&mut body)?;
+    Ok(status)
+}
+
+fn counted(statuses: &std::collections::BTreeMap<u16, usize>) -> String {
+    statuses
+        .iter()
+        .map(|(status, n)| {
+            let what = if *status == 0 {
+                "failed".to_owned()
+            } else {
+                status.to_string()
+            };
+            format!("{n}×{what}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn picture_flood(work: &Path) {
+    const CONNECTIONS: usize = 64;
+    const SECONDS: u64 = 10;
+    let (server, game) = Kuryr::start(&work.join("pictures"), &[]);
+    let players = [server.player("movewhite"), server.player("moveblack")];
+    let kept = picture_path(&nubulus_position(0));
+    assert_eq!(
+        server.call(Ipv4Addr::LOCALHOST, "GET", &kept, None, None).0,
+        200
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let probes: Vec<_> = ["/healthz".to_owned(), game]
+        .into_iter()
+        .map(|path| {
+            let (port, stop) = (server.port, stop.clone());
+            std::thread::spawn(move || bystander(port, path, stop))
+        })
+        .collect();
+    let moves = mover(&server, players, stop.clone());
+    let deadline = Instant::now() + Duration::from_secs(SECONDS);
+    let kept_path = kept.clone();
+    let flood = picture_load(server.port, ATTACKER, CONNECTIONS, deadline, move |c, n| {
+        if c % 2 == 0 {
+            kept_path.clone()
+        } else {
+            picture_path(&nubulus_position(1 + (c as u64) * 1_000_000 + n))
+        }
+    });
+    stop.store(true, Ordering::Relaxed);
+    let mut results: Vec<(Latencies, usize)> =
+        probes.into_iter().map(|p| p.join().unwrap()).collect();
+    results.push(moves.join().unwrap());
+    let (peak, _) = server.rss_mb();
+    let [health, read, moved] = &mut results[..] else {
+        unreachable!()
+    };
+    println!(
+        "picture flood: {CONNECTIONS} connections for {SECONDS} s from one address, half new pictures, half a kept one ({}); peak RSS {peak:.0} MB; the other client: /healthz p50 {:.1} p99 {:.1} max {:.1} ms ({} failed), GET game p50 {:.1} p99 {:.1} max {:.1} ms ({} failed), move p50 {:.1} p99 {:.1} max {:.1} ms ({} moves, {} failed)",
+        counted(&flood),
+        health.0.percentile(50.0),
+        health.0.percentile(99.0),
+        health.0.percentile(100.0),
+        health.1,
+        read.0.percentile(50.0),
+        read.0.percentile(99.0),
+        read.0.percentile(100.0),
+        read.1,
+        moved.0.percentile(50.0),
+        moved.0.percentile(99.0),
+        moved.0.percentile(100.0),
+        moved.0.0.len(),
+        moved.1,
+    );
+    drop(server);
+
+    // Throughput: kept pictures, then new ones with nothing limiting them but the drawing.
+    let (server, _) = Kuryr::start(
+        &work.join("picture-rates"),
+        &[("KURYR_LIMIT_ANONYMOUS_WORK_PER_CLIENT", "off")],
+    );
+    assert_eq!(
+        server.call(Ipv4Addr::LOCALHOST, "GET", &kept, None, None).0,
+        200
+    );
+    let kept_path = kept.clone();
+    let started = Instant::now();
+    let cached = picture_load(
+        server.port,
+        ATTACKER,
+        CONNECTIONS,
+        started + Duration::from_secs(SECONDS),
+        move |_, _| kept_path.clone(),
+    );
+    let cached_rate =
+        cached.get(&200).copied().unwrap_or(0) as f64 / started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let fresh = picture_load(
+        server.port,
+        ATTACKER,
+        CONNECTIONS,
+        started + Duration::from_secs(SECONDS),
+        |c, n| picture_path(&nubulus_position(7 + (c as u64) * 1_000_000 + n)),
+    );
+    let fresh_rate = fresh.get(&200).copied().unwrap_or(0) as f64 / started.elapsed().as_secs_f64();
+    // New pictures again, asked by two connections only: the drawing's own pace, without the
+    // refusals of a flood (and the load process answering them) taking the cores.
+    let started = Instant::now();
+    let paced = picture_load(
+        server.port,
+        ATTACKER,
+        2,
+        started + Duration::from_secs(SECONDS),
+        |c, n| picture_path(&nubulus_position(7 + (c as u64 + 500) * 1_000_000 + n)),
+    );
+    let paced_rate = paced.get(&200).copied().unwrap_or(0) as f64 / started.elapsed().as_secs_f64();
+    println!(
+        "picture rates ({CONNECTIONS} connections, {SECONDS} s each): kept {cached_rate:.0}/s ({}); new {fresh_rate:.0}/s drawn ({}); new from 2 connections {paced_rate:.0}/s drawn ({})",
+        counted(&cached),
+        counted(&fresh),
+        counted(&paced),
+    );
 }

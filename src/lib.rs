@@ -21,6 +21,7 @@ pub mod files;
 pub mod http;
 pub mod limits;
 pub mod mail;
+pub mod pool;
 pub mod rules;
 pub mod service;
 pub mod web;

@@ -3,6 +3,10 @@
 //! settings and says when a refused caller may try again. It knows nothing of HTTP: the API
 //! turns a [`Limited`] into a 429 problem.
 //!
+//! A client is its address, except that an IPv6 address counts as its network (a /64 unless
+//! configured otherwise, see [`client_group`]): one host is given a whole /64, and counted by
+//! address it would be 2^64 clients.
+//!
 //! Every limit lives in this process's memory. Several processes behind one database each
 //! keep their own (see the README): a client spread over N processes gets up to N times each
 //! allowance.
@@ -259,6 +263,24 @@ impl<K: Hash + Eq + Clone> FailureThrottle<K> {
     }
 }
 
+/// The prefix an IPv6 client is counted by unless configured otherwise: the network one host or
+/// one customer is usually given.
+pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+
+/// The client an address counts as: an IPv4 address itself, an IPv6 address its first
+/// `ipv6_prefix` bits (the rest zero).
+pub fn client_group(address: IpAddr, ipv6_prefix: u8) -> IpAddr {
+    match address {
+        IpAddr::V4(_) => address,
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6);
+            let keep = u32::from(ipv6_prefix.min(128));
+            let mask = u128::MAX.checked_shl(128 - keep).unwrap_or(0);
+            IpAddr::V6(std::net::Ipv6Addr::from(bits & mask))
+        }
+    }
+}
+
 /// Every limit's setting, with the defaults a public server starts with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LimitSettings {
@@ -268,6 +290,11 @@ pub struct LimitSettings {
     pub account_mails_per_recipient: RateSetting,
     pub account_mails_per_client: RateSetting,
     pub requests_per_user: RateSetting,
+    /// Work done for a client without a token that costs the server more than reading what is
+    /// stored: a board picture drawn, a position analysed by the stateless rules endpoints.
+    pub anonymous_work_per_client: RateSetting,
+    /// How many leading bits of an IPv6 address make one client.
+    pub ipv6_prefix: u8,
 }
 
 impl LimitSettings {
@@ -281,6 +308,8 @@ impl LimitSettings {
         ))),
         account_mails_per_client: RateSetting(Some(Rate::new(20, Duration::from_secs(3_600)))),
         requests_per_user: RateSetting(Some(Rate::new(1_200, Duration::from_secs(60)))),
+        anonymous_work_per_client: RateSetting(Some(Rate::new(120, Duration::from_secs(60)))),
+        ipv6_prefix: DEFAULT_IPV6_PREFIX,
     };
 
     pub const OFF: LimitSettings = LimitSettings {
@@ -290,6 +319,8 @@ impl LimitSettings {
         account_mails_per_recipient: RateSetting(None),
         account_mails_per_client: RateSetting(None),
         requests_per_user: RateSetting(None),
+        anonymous_work_per_client: RateSetting(None),
+        ipv6_prefix: DEFAULT_IPV6_PREFIX,
     };
 }
 
@@ -332,29 +363,33 @@ impl LoginTurns {
     }
 }
 
-/// The limits of one server process.
+/// The limits of one server process. Every per-client check takes the client's address as it
+/// is, and counts it as its group ([`client_group`]).
 pub struct Limits {
-    pub login_turns: LoginTurns,
+    ipv6_prefix: u8,
+    login_turns: LoginTurns,
     /// Failed logins per account from one client address: guessing one account is slowed
     /// without locking out its owner, who logs in from an address that has not been failing.
-    pub login_failures_per_account: FailureThrottle<(AccountKey, IpAddr)>,
+    login_failures_per_account: FailureThrottle<(AccountKey, IpAddr)>,
     /// Failed logins per client address, whatever the accounts.
-    pub login_failures_per_client: FailureThrottle<IpAddr>,
-    pub registrations_per_client: Throttle<IpAddr>,
+    login_failures_per_client: FailureThrottle<IpAddr>,
+    registrations_per_client: Throttle<IpAddr>,
     /// Confirmation mails per recipient address.
     pub confirmation_mails_per_recipient: Throttle<String>,
     /// Password-reset mails per recipient address, counted per request whether or not an
     /// account has the address. Kept apart from the confirmations, which only a real account
     /// spends: one shared allowance would tell who registered lately.
     pub reset_mails_per_recipient: Throttle<String>,
-    pub account_mails_per_client: Throttle<IpAddr>,
+    account_mails_per_client: Throttle<IpAddr>,
     /// Every authenticated request, per user.
     pub requests_per_user: Throttle<String>,
+    anonymous_work_per_client: Throttle<IpAddr>,
 }
 
 impl Limits {
     pub fn new(settings: &LimitSettings) -> Limits {
         Limits {
+            ipv6_prefix: settings.ipv6_prefix,
             login_turns: LoginTurns::default(),
             login_failures_per_account: FailureThrottle::new(
                 "login-failures-per-account",
@@ -381,17 +416,43 @@ impl Limits {
                 settings.account_mails_per_client,
             ),
             requests_per_user: Throttle::new("requests-per-user", settings.requests_per_user),
+            anonymous_work_per_client: Throttle::new(
+                "anonymous-work-per-client",
+                settings.anonymous_work_per_client,
+            ),
         }
+    }
+
+    /// The client `address` counts as.
+    pub fn client(&self, address: IpAddr) -> IpAddr {
+        client_group(address, self.ipv6_prefix)
+    }
+
+    /// Waits for `client`'s turn to log in; the turn ends when the guard is dropped.
+    pub async fn login_turn(&self, client: IpAddr) -> tokio::sync::OwnedMutexGuard<()> {
+        self.login_turns.wait(self.client(client)).await
+    }
+
+    /// May `client` register one more account? Spends one.
+    pub fn check_registration(&self, client: IpAddr) -> Result<(), Limited> {
+        self.registrations_per_client.check(&self.client(client))
+    }
+
+    /// May `client`, without a token, have the server draw or analyse something? Spends one.
+    pub fn check_anonymous_work(&self, client: IpAddr) -> Result<(), Limited> {
+        self.anonymous_work_per_client.check(&self.client(client))
     }
 
     /// May `client` try to log in to `account`?
     pub fn check_login(&self, account: &str, client: IpAddr) -> Result<(), Limited> {
+        let client = self.client(client);
         self.login_failures_per_client.check(&client)?;
         self.login_failures_per_account
             .check(&(account_key(account), client))
     }
 
     pub fn login_failed(&self, account: &str, client: IpAddr) {
+        let client = self.client(client);
         self.login_failures_per_client.failed(&client);
         self.login_failures_per_account
             .failed(&(account_key(account), client));
@@ -404,7 +465,7 @@ impl Limits {
         recipient: &str,
         client: IpAddr,
     ) -> Result<(), Limited> {
-        self.account_mails_per_client.check(&client)?;
+        self.account_mails_per_client.check(&self.client(client))?;
         let per_recipient = match kind {
             AccountMail::Confirmation => &self.confirmation_mails_per_recipient,
             AccountMail::PasswordReset => &self.reset_mails_per_recipient,
@@ -423,6 +484,7 @@ impl Limits {
         self.reset_mails_per_recipient.sweep();
         self.account_mails_per_client.sweep();
         self.requests_per_user.sweep();
+        self.anonymous_work_per_client.sweep();
     }
 }
 
@@ -494,6 +556,38 @@ mod tests {
         let refused = throttle.check(&1).unwrap_err();
         assert!(refused.retry_after > Duration::from_secs(29 * 60));
         throttle.check(&2).unwrap();
+    }
+
+    #[test]
+    fn an_ipv6_client_is_its_network_and_an_ipv4_client_its_address() {
+        let ip = |text: &str| -> IpAddr { text.parse().unwrap() };
+        assert_eq!(
+            client_group(ip("2001:db8:1:2:3:4:5:6"), 64),
+            ip("2001:db8:1:2::")
+        );
+        assert_eq!(
+            client_group(ip("2001:db8:1:2:3:4:5:6"), 48),
+            ip("2001:db8:1::")
+        );
+        assert_eq!(
+            client_group(ip("2001:db8:1:2:3:4:5:6"), 128),
+            ip("2001:db8:1:2:3:4:5:6")
+        );
+        assert_eq!(client_group(ip("2001:db8::1"), 0), ip("::"));
+        assert_eq!(client_group(ip("203.0.113.9"), 64), ip("203.0.113.9"));
+        // Every address of a /64 shares one allowance; the next /64 has its own.
+        let limits = Limits::new(&LimitSettings::DEFAULT);
+        for host in 1..=10 {
+            limits
+                .check_registration(ip(&format!("2001:db8:0:1::{host:x}")))
+                .unwrap();
+        }
+        assert!(
+            limits
+                .check_registration(ip("2001:db8:0:1:ffff::1"))
+                .is_err()
+        );
+        limits.check_registration(ip("2001:db8:0:2::1")).unwrap();
     }
 
     #[test]

@@ -1,7 +1,12 @@
 //! Boards as pictures: a game's position, now or at an earlier ply, and any position of any
 //! game, drawn as SVG or PNG by `crate::board` (docs/boards.md).
+//!
+//! Each picture is drawn once and kept (`board::pictures`). One named by its position never
+//! changes, and says so (`immutable`); a game's changes as it moves, and is revalidated. Both
+//! carry a tag known before drawing, so a revalidation costs no drawing. A client without a
+//! token spends its allowance of anonymous work only on a picture not drawn yet.
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::IntoParams;
@@ -12,9 +17,10 @@ use super::http_cache;
 use super::numbers::QueryInteger;
 use super::rules::GameParam;
 use crate::api::responses::*;
-use crate::board;
-use crate::http::AppState;
+use crate::auth::Caller;
+use crate::board::pictures::{Format, PictureError, PictureKey};
 use crate::http::problem::ApiError;
+use crate::http::{AppState, ClientAddress};
 use crate::rules::GameKind;
 use crate::service::games;
 
@@ -33,36 +39,59 @@ impl utoipa::PartialSchema for Png {
 
 impl utoipa::ToSchema for Png {}
 
-/// The two forms of a picture.
-#[derive(Clone, Copy)]
-enum Format {
-    Svg,
-    Png,
+/// A picture named by its position: what it shows never changes.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// A game's picture: it changes as the game moves. Anyone may watch a game, so any cache may
+/// keep it, revalidating before each use.
+const REVALIDATE: &str = "public, no-cache";
+
+/// The picture of `position` with its tag: a 304 without drawing when the client has it, the
+/// kept picture when there is one, else one drawn now, on a drawing thread (503 `busy` when they
+/// are all taken). A client without a token spends one of its anonymous allowance on a drawing.
+async fn picture(
+    req: &HttpRequest,
+    state: &AppState,
+    shown: Shown<'_>,
+    cache_control: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let key = PictureKey::new(shown.kind, shown.position, shown.options, shown.format)
+        .map_err(super::rules::invalid_position)?;
+    let tag = key.tag();
+    if let Some(not_modified) = http_cache::not_modified(req, &tag, cache_control) {
+        return Ok(not_modified);
+    }
+    let picture = match state.pictures.kept(&key) {
+        Some(kept) => kept,
+        None => {
+            if req.extensions().get::<Caller>().is_none() {
+                state
+                    .limits
+                    .check_anonymous_work(ClientAddress::of(req).0)
+                    .map_err(ApiError::TooManyRequests)?;
+            }
+            state.pictures.get(&key).await.map_err(|e| match e {
+                PictureError::Position(e) => super::rules::invalid_position(e),
+                PictureError::Busy => ApiError::Busy,
+                PictureError::Failed(why) => {
+                    ApiError::Internal(anyhow::anyhow!("drawing a board: {why}"))
+                }
+            })?
+        }
+    };
+    Ok(http_cache::tagged(
+        &picture.tag,
+        cache_control,
+        key.format().content_type(),
+        picture.bytes.clone(),
+    ))
 }
 
-/// The picture of `position` in `format`, with its `ETag`.
-fn picture(
-    req: &HttpRequest,
+/// What a picture shows.
+struct Shown<'a> {
     kind: GameKind,
-    position: &str,
-    options: &Value,
+    position: &'a str,
+    options: &'a Value,
     format: Format,
-) -> Result<HttpResponse, ApiError> {
-    let svg = board::svg(kind, position, options).map_err(super::rules::invalid_position)?;
-    let (content_type, bytes) = match format {
-        Format::Svg => ("image/svg+xml", svg.into_bytes()),
-        Format::Png => (
-            "image/png",
-            board::png::render(&svg)
-                .map_err(|e| ApiError::Internal(anyhow::anyhow!("rendering a board: {e}")))?,
-        ),
-    };
-    Ok(http_cache::bytes_of(
-        req,
-        HttpResponse::Ok(),
-        content_type,
-        bytes,
-    ))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -89,7 +118,13 @@ async fn game_picture(
         ),
     };
     let (game, position) = games::position_at(&state.db, path.into_inner().0, ply).await?;
-    picture(&req, game.kind, &position, &game.options, format)
+    let shown = Shown {
+        kind: game.kind,
+        position: &position,
+        options: &game.options,
+        format,
+    };
+    picture(&req, &state, shown, REVALIDATE).await
 }
 
 /// The board of a game as SVG: its position now or, with `ply`, after that many plies, drawn
@@ -141,8 +176,9 @@ pub struct PositionQuery {
     options: Option<Text>,
 }
 
-fn stateless(
+async fn stateless(
     req: &HttpRequest,
+    state: &AppState,
     game: &str,
     query: PositionQuery,
     format: Format,
@@ -155,7 +191,13 @@ fn stateless(
         })?),
     };
     let options = super::rules::options(engine, options)?;
-    picture(req, kind, &query.position.0, &options, format)
+    let shown = Shown {
+        kind,
+        position: &query.position.0,
+        options: &options,
+        format,
+    };
+    picture(req, state, shown, IMMUTABLE).await
 }
 
 /// Any position of a game drawn as SVG. Stateless; nothing is stored.
@@ -169,10 +211,12 @@ fn stateless(
     ))]
 pub async fn rules_svg(
     req: HttpRequest,
+    state: web::Data<AppState>,
     path: web::Path<Text>,
     query: web::Query<PositionQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    stateless(&req, &path.into_inner().0, query.into_inner(), Format::Svg)
+    let game = path.into_inner().0;
+    stateless(&req, &state, &game, query.into_inner(), Format::Svg).await
 }
 
 /// Any position of a game drawn as PNG. Stateless; nothing is stored.
@@ -186,8 +230,10 @@ pub async fn rules_svg(
     ))]
 pub async fn rules_png(
     req: HttpRequest,
+    state: web::Data<AppState>,
     path: web::Path<Text>,
     query: web::Query<PositionQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    stateless(&req, &path.into_inner().0, query.into_inner(), Format::Png)
+    let game = path.into_inner().0;
+    stateless(&req, &state, &game, query.into_inner(), Format::Png).await
 }

@@ -24,7 +24,8 @@ use crate::api::numbers;
 use crate::auth::{AuthUser, Caller};
 use crate::db::Database;
 use crate::http::AppState;
-use crate::http::connections::PeerSocket;
+use crate::http::capacity::Place;
+use crate::http::departure::{PeerSocket, Sign, Watch};
 use crate::http::problem::ApiError;
 use crate::service::events::feed::{Published, ResumeError, Slot, Subscription};
 use crate::service::events::{self, HolderCredential, StreamHolder};
@@ -209,8 +210,9 @@ fn token_holder(req: &HttpRequest, user: &AuthUser) -> Option<StreamHolder> {
 ///
 /// Authenticate with the bearer token, or with `?ticket=` from `POST /api/v1/events/ticket`
 /// (for `EventSource`, which cannot send headers). A token holds at most a few streams at once
-/// (8 by default, then 429 `too-many-streams`). A stream ends cleanly when its token expires or
-/// its session ends (password changed), and when the server stops.
+/// (8 by default, then 429 `too-many-streams`), and the server so many in all (then 503
+/// `at-capacity`, with `Retry-After`). A stream ends cleanly when its token expires or its
+/// session ends (password changed), and when the server stops.
 #[utoipa::path(get, path = "/api/v1/events", tag = "events", operation_id = "streamEvents",
     security(("bearer" = []), ("eventTicket" = [])),
     params(StreamQuery, Resume),
@@ -232,6 +234,8 @@ pub async fn stream(
     let query = query?.into_inner();
     let framing = Framing::negotiate(&req)?;
     let since = resume_point(&req, query.since.as_deref())?;
+    // Before the ticket is spent: a client refused for want of a place keeps its ticket.
+    let place = server_place(&state)?;
     let holder = match (user, query.ticket) {
         (Some(user), _) => token_holder(&req, &user)
             .ok_or(ApiError::Unauthorized(Unauthenticated::InvalidToken))?,
@@ -254,9 +258,18 @@ pub async fn stream(
         &req,
         framing,
         subscription,
+        place,
         Some(holder),
         Some(slot),
     ))
+}
+
+/// One of the server's places for streams (`http::capacity`), or 503.
+fn server_place(state: &AppState) -> Result<Place, ApiError> {
+    state
+        .places
+        .stream()
+        .ok_or(ApiError::AtCapacity("event streams"))
 }
 
 /// The public stream of one game, for spectators.
@@ -264,7 +277,8 @@ pub async fn stream(
 /// The game's moves, draw offers and answers, start and end (`game.started`, `game.move`,
 /// `game.draw_offered`, `game.draw_accepted`, `game.draw_declined`, `game.over`), with the same
 /// framing and resumption as `GET /api/v1/events`. Nothing private: no turn or reminder events,
-/// no challenges. No token needed.
+/// no challenges. No token needed. These streams count against the server's cap on streams like
+/// the others (503 `at-capacity`, with `Retry-After`, past it).
 #[utoipa::path(get, path = "/api/v1/games/{id}/events", tag = "events", operation_id = "streamGameEvents",
     security((), ("bearer" = [])),
     params(GameId, GameStreamQuery, Resume),
@@ -295,10 +309,19 @@ pub async fn game_stream(
     let game_id = path.into_inner().0;
     let framing = Framing::negotiate(&req)?;
     let since = resume_point(&req, query.since.as_deref())?;
+    let place = server_place(&state)?;
     let subscription = events::open_game_stream(&state.feed, &state.db, game_id, since)
         .await
         .map_err(resume_error)?;
-    Ok(respond(&state, &req, framing, subscription, None, None))
+    Ok(respond(
+        &state,
+        &req,
+        framing,
+        subscription,
+        place,
+        None,
+        None,
+    ))
 }
 
 /// A single-use ticket that opens one event stream.
@@ -366,8 +389,10 @@ struct Open {
     closing: CancellationToken,
     /// Given back to the token when the stream ends.
     _slot: Option<Slot>,
-    /// The client's connection, watched for its end (see `PeerSocket`).
-    peer: Option<tokio::net::TcpStream>,
+    /// Given back to the server when the stream ends.
+    _place: Place,
+    /// The client, watched for going away (`http::departure`).
+    peer: Option<Watch>,
     started: bool,
     ended: bool,
 }
@@ -377,10 +402,15 @@ fn respond(
     req: &HttpRequest,
     framing: Framing,
     subscription: Subscription,
+    place: Place,
     holder: Option<StreamHolder>,
     slot: Option<Slot>,
 ) -> HttpResponse {
-    let peer = req.conn_data::<PeerSocket>().and_then(PeerSocket::watch);
+    // SAFETY: the watch goes into `Open`, which lives in this response's body, which the
+    // connection drops before (or as) it closes its socket.
+    let peer = req
+        .conn_data::<PeerSocket>()
+        .map(|socket| unsafe { socket.watch() });
     let open = Open {
         peer,
         subscription,
@@ -391,6 +421,7 @@ fn respond(
         holder,
         closing: state.feed.closing(),
         _slot: slot,
+        _place: place,
         started: false,
         ended: false,
     };
@@ -435,17 +466,16 @@ async fn next_chunk(mut open: Open) -> Option<(Result<Bytes, Infallible>, Open)>
                     Err("the server could not read the events; reconnect with Last-Event-ID")
                 }
             },
-            gone = peer_left(open.peer.as_ref()) => {
-                if gone {
-                    // Nobody is reading: the stream ends without last words, and gives back
-                    // its token's place now.
-                    return None;
+            sign = peer_sign(open.peer.as_ref()) => match sign {
+                // Nobody is reading: the stream ends without last words, and gives back its
+                // places now.
+                Sign::Left => return None,
+                // The client sent something (a pipelined request): the watch has ended.
+                Sign::Spoke => {
+                    open.peer = None;
+                    continue;
                 }
-                // The client sent something (a pipelined request): what the socket holds
-                // would wake the watch at once, again and again, so the stream stops watching.
-                open.peer = None;
-                continue;
-            }
+            },
             () = tokio::time::sleep_until(keep_alive_at) => match still_valid(&open).await {
                 Ok(()) => Ok(open.framing.keep_alive()),
                 Err(why) => Err(why),
@@ -461,14 +491,13 @@ async fn next_chunk(mut open: Open) -> Option<(Result<Bytes, Infallible>, Open)>
     }
 }
 
-/// Waits until the client's side of the connection has something to say: `true` when it closed
-/// (or broke), `false` when it sent bytes. Never, without a connection to watch.
-async fn peer_left(peer: Option<&tokio::net::TcpStream>) -> bool {
-    let Some(peer) = peer else {
-        return std::future::pending().await;
-    };
-    let mut byte = [0; 1];
-    !matches!(peer.peek(&mut byte).await, Ok(1..))
+/// Waits until the client's side of the connection has something to say; never, without a
+/// connection to watch.
+async fn peer_sign(peer: Option<&Watch>) -> Sign {
+    match peer {
+        Some(peer) => peer.sign().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Whether the stream's token still holds: unexpired (by the server's clock), its session not

@@ -48,6 +48,36 @@ pub fn bytes_of(
         .body(bytes)
 }
 
+/// An answer whose tag is known without its body (a board picture's, from what it shows): a 304
+/// when the request's `If-None-Match` holds `tag`, made without asking for the body at all;
+/// otherwise `None`, and the caller answers with [`tagged`].
+pub fn not_modified(
+    req: &HttpRequest,
+    tag: &str,
+    cache_control: &'static str,
+) -> Option<HttpResponse> {
+    none_match(req, tag).then(|| {
+        HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag.to_owned()))
+            .insert_header((header::CACHE_CONTROL, cache_control))
+            .finish()
+    })
+}
+
+/// A 200 with `body`, its known `tag` and `cache_control`.
+pub fn tagged(
+    tag: &str,
+    cache_control: &'static str,
+    content_type: &'static str,
+    body: actix_web::web::Bytes,
+) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::ETAG, tag.to_owned()))
+        .insert_header((header::CACHE_CONTROL, cache_control))
+        .content_type(content_type)
+        .body(body)
+}
+
 /// A strong tag: the first 128 bits of the body's SHA-256, quoted.
 fn entity_tag(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

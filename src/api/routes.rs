@@ -14,6 +14,7 @@ use crate::auth::scopes::Scope::{
     WebhooksRead, WebhooksWrite,
 };
 use crate::http::problem::ApiError;
+use crate::http::{AppState, ClientAddress};
 
 /// One endpoint: its method, its path (in the same `{param}` form as `openapi.yaml`), how to
 /// build its actix route, what a token must hold to use it, and where the session of a login
@@ -30,6 +31,9 @@ pub struct Endpoint {
     pub creates: bool,
     /// Whether it is called without a token (a registration): its keys are then nobody's.
     pub anonymous: bool,
+    /// Whether it does work that costs more than reading (analysing a position): called
+    /// without a token, it spends the client's allowance of anonymous work.
+    pub costly: bool,
 }
 
 impl Endpoint {
@@ -42,6 +46,12 @@ impl Endpoint {
     /// Marks an endpoint that is called without a token.
     fn anonymous(mut self) -> Self {
         self.anonymous = true;
+        self
+    }
+
+    /// Marks an endpoint whose work costs more than reading.
+    fn costly(mut self) -> Self {
+        self.costly = true;
         self
     }
 }
@@ -62,6 +72,7 @@ macro_rules! endpoint {
             session: $session,
             creates: false,
             anonymous: false,
+            costly: false,
         }
     };
 }
@@ -128,12 +139,12 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept, scope(ChallengeWrite)).creating(),
         endpoint!(POST "/api/v1/challenges/{id}/decline" => challenges::decline, scope(ChallengeWrite)),
         endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel, scope(ChallengeWrite)),
-        endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score),
-        endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves),
+        endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score).costly(),
+        endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves).costly(),
         endpoint!(GET "/api/v1/rules/{game}/board.svg" => boards::rules_svg),
         endpoint!(GET "/api/v1/rules/{game}/board.png" => boards::rules_png),
-        endpoint!(POST "/api/v1/rules/{game}/play" => rules::play),
-        endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay),
+        endpoint!(POST "/api/v1/rules/{game}/play" => rules::play).costly(),
+        endpoint!(POST "/api/v1/rules/{game}/record" => rules::replay).costly(),
         endpoint!(GET "/api/v1/webhooks" => webhooks::list, scope(WebhooksRead)),
         endpoint!(POST "/api/v1/webhooks" => webhooks::create, scope(WebhooksWrite)).creating(),
         endpoint!(GET "/api/v1/webhooks/{id}" => webhooks::get, scope(WebhooksRead)),
@@ -171,6 +182,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         let mut resource = web::resource(path);
         for endpoint in here {
             let mut route = (endpoint.route)();
+            if endpoint.costly {
+                // Inside the guard, which names the caller when there is one.
+                route = route.wrap(actix_web::middleware::from_fn(anonymous_work));
+            }
             if endpoint.creates {
                 // Inside the guard, which names the caller the key belongs to.
                 let anonymous = endpoint.anonymous;
@@ -211,6 +226,24 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             cfg.service(resource);
         }
     }
+}
+
+/// Spends one of the client's allowance of anonymous work when the request has no caller; a
+/// caller's requests count against their user in the guard.
+async fn anonymous_work(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<actix_web::body::BoxBody>,
+) -> Result<actix_web::dev::ServiceResponse, actix_web::Error> {
+    use actix_web::HttpMessage;
+    if req.extensions().get::<crate::auth::Caller>().is_none()
+        && let Some(state) = req.app_data::<web::Data<AppState>>()
+        && let Err(limited) = state
+            .limits
+            .check_anonymous_work(ClientAddress::of(req.request()).0)
+    {
+        return Ok(req.error_response(ApiError::TooManyRequests(limited)));
+    }
+    next.call(req).await
 }
 
 /// Headers on every answer of the server: no browser may guess a type other than the one

@@ -14,6 +14,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::board::pictures::Pictures;
 use crate::db::Database;
 use crate::limits::Limits;
 use crate::mail::Mailer;
@@ -44,6 +45,9 @@ pub struct Work {
     pub notifier: Notifier,
     pub clock: Arc<dyn Clock>,
     pub mailer: Mailer,
+    /// The server's board pictures, which the outbox draws into its mails: one cache, so that
+    /// a board already drawn for a page or another mail is not drawn again.
+    pub pictures: Pictures,
     /// Vacation each player may take per calendar year.
     pub vacation_allowance: chrono::Duration,
     pub limits: Arc<Limits>,
@@ -118,10 +122,11 @@ async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
         notifier,
         clock,
         mailer,
+        pictures,
         ..
     } = &*work;
     while !stop.is_cancelled() {
-        match outbox::deliver_due(db, mailer, notifier, clock.as_ref(), &stop).await {
+        match outbox::deliver_due(db, mailer, notifier, pictures, clock.as_ref(), &stop).await {
             // Something was done, so more may be waiting: go on at once.
             Ok(done) if done.sent + done.retrying + done.failed > 0 => continue,
             Ok(_) => {}

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::auth::hasher::HasherSettings;
+use crate::board::pictures::PictureSettings;
 use crate::db::DatabaseUrl;
 use crate::http::{AllowedOrigins, TrustedProxies};
 use crate::limits::{LimitSettings, RateSetting};
@@ -106,6 +107,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub hashing: HashingArgs,
 
+    #[command(flatten)]
+    pub drawing: DrawingArgs,
+
     /// SMTP server for outgoing mail: `smtp://host:25` (no TLS), `smtp://host:587?tls=required`
     /// (STARTTLS) or `smtps://host:465` (implicit TLS), with `user:password@` percent-encoded
     /// before the host. Default: no server; each mail becomes an `.eml` file in
@@ -174,6 +178,17 @@ pub struct DefenceArgs {
     #[arg(long, env = "KURYR_MAX_CONNECTIONS_PER_CLIENT", default_value_t = 64)]
     pub max_connections_per_client: usize,
 
+    /// Connections the whole server holds open at once; past them a new one is answered 503 with
+    /// `Retry-After` (a few more are let in for `/healthz` and `/readyz` alone). Default: what
+    /// the open-file limit leaves once the process's own files are kept for.
+    #[arg(long, env = "KURYR_MAX_CONNECTIONS")]
+    pub max_connections: Option<usize>,
+
+    /// Event streams the whole server holds open at once; past them a new one is answered 503
+    /// with `Retry-After`. Default: three quarters of the connections.
+    #[arg(long, env = "KURYR_MAX_STREAMS")]
+    pub max_streams: Option<usize>,
+
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client, as a
     /// comma-separated list of addresses or networks (`127.0.0.1,10.0.0.0/8`). Default: none,
     /// every client is the TCP peer.
@@ -205,6 +220,17 @@ pub struct DefenceArgs {
     /// Authenticated requests per user, on every endpoint that takes a token.
     #[arg(long, env = "KURYR_LIMIT_REQUESTS_PER_USER", default_value_t = LimitSettings::DEFAULT.requests_per_user)]
     pub limit_requests_per_user: RateSetting,
+
+    /// Work for one client address without a token that costs more than reading: a board
+    /// picture drawn (one already drawn is free), a request to the stateless rules endpoints.
+    #[arg(long, env = "KURYR_LIMIT_ANONYMOUS_WORK_PER_CLIENT", default_value_t = LimitSettings::DEFAULT.anonymous_work_per_client)]
+    pub limit_anonymous_work_per_client: RateSetting,
+
+    /// How many leading bits of an IPv6 address make one client, for every per-client limit
+    /// and the connection cap (one host is usually given a whole /64).
+    #[arg(long, env = "KURYR_IPV6_CLIENT_PREFIX", default_value_t = crate::limits::DEFAULT_IPV6_PREFIX,
+        value_parser = clap::value_parser!(u8).range(1..=128))]
+    pub ipv6_client_prefix: u8,
 }
 
 impl DefenceArgs {
@@ -212,9 +238,17 @@ impl DefenceArgs {
         if self.request_timeout_secs == 0 {
             anyhow::bail!("KURYR_REQUEST_TIMEOUT_SECS must be at least 1");
         }
+        if self.max_connections == Some(0) {
+            anyhow::bail!("KURYR_MAX_CONNECTIONS must be at least 1");
+        }
+        if self.max_streams == Some(0) {
+            anyhow::bail!("KURYR_MAX_STREAMS must be at least 1");
+        }
         Ok(Defences {
             request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
             max_connections_per_client: self.max_connections_per_client,
+            max_connections: self.max_connections,
+            max_streams: self.max_streams,
             trusted_proxies: self.trusted_proxies.clone(),
             limits: LimitSettings {
                 login_failures_per_account: self.limit_login_failures_per_account,
@@ -223,6 +257,8 @@ impl DefenceArgs {
                 account_mails_per_recipient: self.limit_account_mails_per_recipient,
                 account_mails_per_client: self.limit_account_mails_per_client,
                 requests_per_user: self.limit_requests_per_user,
+                anonymous_work_per_client: self.limit_anonymous_work_per_client,
+                ipv6_prefix: self.ipv6_client_prefix,
             },
         })
     }
@@ -233,6 +269,9 @@ impl DefenceArgs {
 pub struct Defences {
     pub request_timeout: std::time::Duration,
     pub max_connections_per_client: usize,
+    /// The server's caps as set; unset, they follow from the open-file limit (`http::capacity`).
+    pub max_connections: Option<usize>,
+    pub max_streams: Option<usize>,
     pub trusted_proxies: TrustedProxies,
     pub limits: LimitSettings,
 }
@@ -303,6 +342,45 @@ impl HashingArgs {
     }
 }
 
+/// Board pictures: each is drawn once (a PNG costs tens of milliseconds of a core) on a fixed set
+/// of threads, kept in a cache bounded in bytes; a request that finds the drawing queue full is
+/// refused with a 503 at once.
+#[derive(Debug, Clone, Args)]
+pub struct DrawingArgs {
+    /// Megabytes of board pictures kept, the least used let go first.
+    #[arg(long, env = "KURYR_PICTURE_CACHE_MB", default_value_t = 64)]
+    pub picture_cache_mb: u64,
+
+    /// Threads that draw board pictures (default: one for every two cores).
+    #[arg(long, env = "KURYR_DRAWING_THREADS")]
+    pub drawing_threads: Option<usize>,
+
+    /// Pictures that may wait for a drawing thread; beyond them a request for a picture not
+    /// drawn yet is answered 503 with `Retry-After` (default: twice the threads).
+    #[arg(long, env = "KURYR_DRAWING_QUEUE")]
+    pub drawing_queue: Option<usize>,
+}
+
+impl DrawingArgs {
+    fn settings(&self) -> anyhow::Result<PictureSettings> {
+        let mut settings = PictureSettings::for_this_machine();
+        settings.cache_bytes = self.picture_cache_mb.saturating_mul(1 << 20);
+        if let Some(threads) = self.drawing_threads {
+            settings.drawing = crate::pool::PoolSettings::with_threads(threads);
+        }
+        if let Some(queue) = self.drawing_queue {
+            settings.drawing.queue = queue;
+        }
+        if settings.drawing.threads == 0 {
+            anyhow::bail!("KURYR_DRAWING_THREADS must be at least 1");
+        }
+        if settings.drawing.queue == 0 {
+            anyhow::bail!("KURYR_DRAWING_QUEUE must be at least 1");
+        }
+        Ok(settings)
+    }
+}
+
 /// Everything the running application needs, validated once at start.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -314,6 +392,7 @@ pub struct Settings {
     pub token_ttl_hours: u32,
     pub workers: Option<usize>,
     pub hashing: HasherSettings,
+    pub pictures: PictureSettings,
     pub mail: MailSettings,
     pub vacation_days: u32,
     pub events: EventSettings,
@@ -361,6 +440,7 @@ impl Settings {
             token_ttl_hours: serve.token_ttl_hours,
             workers: serve.workers,
             hashing: serve.hashing.settings()?,
+            pictures: serve.drawing.settings()?,
             mail,
             vacation_days: serve.vacation_days,
             events: EventSettings {
@@ -463,6 +543,26 @@ mod tests {
         for (args, variable) in [
             (["--hash-threads", "0"], "KURYR_HASH_THREADS"),
             (["--hash-queue", "0"], "KURYR_HASH_QUEUE"),
+        ] {
+            let error = serve_settings(&args).unwrap_err().to_string();
+            assert!(error.starts_with(variable), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_server_s_caps_follow_the_open_file_limit_unless_set() {
+        let default = serve_settings(&[]).unwrap().defences;
+        assert_eq!((default.max_connections, default.max_streams), (None, None));
+        let set = serve_settings(&["--max-connections", "500", "--max-streams", "300"])
+            .unwrap()
+            .defences;
+        assert_eq!(
+            (set.max_connections, set.max_streams),
+            (Some(500), Some(300))
+        );
+        for (args, variable) in [
+            (["--max-connections", "0"], "KURYR_MAX_CONNECTIONS"),
+            (["--max-streams", "0"], "KURYR_MAX_STREAMS"),
         ] {
             let error = serve_settings(&args).unwrap_err().to_string();
             assert!(error.starts_with(variable), "{error}");

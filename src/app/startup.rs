@@ -1,12 +1,17 @@
 //! Building and running the application.
 
+use std::any::Any;
 use std::future::Future;
 use std::net::TcpListener;
 use std::sync::Arc;
+use std::time::Duration;
 
-use actix_web::dev::Server;
+use actix_http::{HttpService, KeepAlive};
+use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
+use actix_web::dev::{AppConfig, Server};
 use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer, web};
+use actix_web::rt::net::TcpStream;
+use actix_web::{App, web};
 use tokio_util::task::TaskTracker;
 use tracing_actix_web::TracingLogger;
 
@@ -16,9 +21,11 @@ use crate::app::config::Settings;
 use crate::auth::TokenKeys;
 use crate::auth::hasher::Hasher;
 use crate::auth::links::LinkSigner;
+use crate::board::pictures::Pictures;
 use crate::db::{self, Database};
-use crate::http::AppState;
-use crate::http::{ConnectionCap, RequestDeadline};
+use crate::http::capacity::{self, Capacity, Places};
+use crate::http::deadline::expect_continue;
+use crate::http::{AppState, ConnectionCap, RequestDeadline};
 use crate::service::effects::mail::Notifier;
 use crate::service::events::feed::Feed;
 use crate::service::model::time::{Clock, SystemClock};
@@ -83,17 +90,24 @@ impl Application {
             settings.mail.public_url.as_str(),
             LinkSigner::new(&settings.jwt_secret),
         );
+        let pictures = Pictures::start(settings.pictures)
+            .map_err(|e| anyhow::anyhow!("cannot start the drawing threads: {e}"))?;
         let defences = &settings.defences;
+        let open_files = raise_open_file_limit();
+        let workers = settings
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        let places = Places::new(server_capacity(&settings, open_files, workers));
         let state = web::Data::new(
-            AppState::new(db, hasher, tokens, clock, notifier)
+            AppState::new(db, hasher, tokens, clock, notifier, pictures)
                 .with_vacation_days(settings.vacation_days)
                 .with_events(settings.events)
                 .with_webhooks(settings.webhooks)
                 .with_cors(settings.cors.clone())
                 .with_limits(&defences.limits)
-                .with_trusted_proxies(defences.trusted_proxies.clone()),
+                .with_trusted_proxies(defences.trusted_proxies.clone())
+                .with_places(places.clone()),
         );
-        raise_open_file_limit();
         if settings.webhooks.allow_private {
             tracing::warn!(
                 "webhooks may go to loopback and private network addresses \
@@ -101,7 +115,7 @@ impl Application {
             );
         }
 
-        let listener = TcpListener::bind(settings.listen)
+        let listener = listen(settings.listen)
             .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", settings.listen))?;
         let port = listener.local_addr()?.port();
         let background = Background::spawn(background::Work {
@@ -109,6 +123,7 @@ impl Application {
             notifier: state.notifier.clone(),
             clock: state.clock.clone(),
             mailer: settings.mailer(),
+            pictures: state.pictures.clone(),
             vacation_allowance: state.vacation_allowance,
             limits: state.limits.clone(),
             feed: state.feed.clone(),
@@ -123,24 +138,65 @@ impl Application {
         let cap = ConnectionCap::new(
             defences.max_connections_per_client,
             defences.trusted_proxies.clone(),
+            defences.limits.ipv6_prefix,
+            places.clone(),
         );
-        let mut server = HttpServer::new(move || {
-            App::new()
-                .wrap(deadline)
-                .wrap(TracingLogger::<crate::http::RequestSpan>::new())
-                .configure(configure(state.clone()))
-        })
-        .client_request_timeout(defences.request_timeout)
-        .on_connect(move |connection, data| cap.on_connect(connection, data))
-        // `run_until` stops it, on whatever signal the caller chose.
-        .disable_signals()
-        .listen(listener)?;
+        let request_timeout = defences.request_timeout;
+        let local = listener.local_addr()?;
+        // actix-web's `HttpServer` with one thing more: an answer of our own to
+        // `Expect: 100-continue` (`expect_continue`), which `HttpServer` does not let one set.
+        // Everything else is set as `HttpServer::listen` sets it.
+        let builder = Server::build();
+        let shutdown = builder.graceful_shutdown_signal();
+        let mut builder = builder
+            // `run_until` stops it, on whatever signal the caller chose.
+            .disable_signals()
+            // Per worker; the server's cap (`ConnectionCap`) decides, and answers when it does.
+            .max_concurrent_connections(
+                usize::try_from(places.capacity().descriptors())
+                    .unwrap_or(usize::MAX)
+                    .max(25_000),
+            )
+            .listen("kuryr", listener, move || {
+                let app = App::new()
+                    .wrap(deadline)
+                    .wrap(TracingLogger::<crate::http::RequestSpan>::new())
+                    .configure(configure(state.clone()));
+                let app = app
+                    .into_factory()
+                    .map_err(|error: actix_web::Error| error.error_response());
+                let cap = cap.clone();
+                let shutdown = shutdown.clone();
+                HttpService::build()
+                    .graceful_shutdown_signal(move || {
+                        let shutdown = shutdown.clone();
+                        async move { shutdown.notified().await }
+                    })
+                    .keep_alive(KeepAlive::default())
+                    .client_request_timeout(request_timeout)
+                    .client_disconnect_timeout(Duration::from_secs(1))
+                    .h1_allow_half_closed(true)
+                    .local_addr(local)
+                    .on_connect_ext(move |io: &TcpStream, data| {
+                        cap.on_connect(io as &dyn Any, data)
+                    })
+                    .expect(fn_service(expect_continue))
+                    .finish(map_config(app, move |()| {
+                        // What `HttpServer` gives an app: the listening address as its host,
+                        // for requests that name none. `AppConfig::new` is actix-web's own; this
+                        // is the same constructor as it opens it to actix-test, outside its
+                        // semver promise: an upgrade that takes it away fails to build, it
+                        // cannot change what the app is given.
+                        AppConfig::__priv_test_new(false, local.to_string(), local)
+                    }))
+                    .tcp()
+            })?;
         if let Some(workers) = settings.workers {
-            server = server.workers(workers);
+            builder = builder.workers(workers);
         }
         Ok(Application {
             port,
-            server: server.run(),
+            server: builder.run(),
             background,
             after_answer,
             feed,
@@ -207,15 +263,80 @@ pub fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
 }
 
 /// Lifts the soft limit on open files to the hard one, as servers do: every connection is a
-/// descriptor, and the usual soft limit of 1024 is far below what the machine allows.
-fn raise_open_file_limit() {
+/// descriptor, and the usual soft limit of 1024 is far below what the machine allows. Answers
+/// the limit the process runs with.
+fn raise_open_file_limit() -> u64 {
     #[cfg(unix)]
     {
         match rlimit::increase_nofile_limit(u64::MAX) {
-            Ok(limit) => tracing::debug!(limit, "open file limit"),
-            Err(e) => tracing::warn!(error = %e, "cannot raise the open file limit"),
+            Ok(limit) => {
+                tracing::debug!(limit, "open file limit");
+                limit
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot raise the open file limit");
+                rlimit::getrlimit(rlimit::Resource::NOFILE).map_or(1024, |(soft, _)| soft)
+            }
         }
     }
+    #[cfg(not(unix))]
+    u64::MAX
+}
+
+/// The server's caps on connections and streams: as set, or what `open_files` leaves once the
+/// process's own files are kept for (`http::capacity`).
+fn server_capacity(settings: &Settings, open_files: u64, workers: usize) -> Capacity {
+    let defences = &settings.defences;
+    let own = capacity::own_descriptors(workers, settings.db_pool_size);
+    let capacity = Capacity::for_open_files(
+        open_files,
+        own,
+        defences.max_connections,
+        defences.max_streams,
+    );
+    tracing::info!(
+        connections = capacity.connections,
+        health_checks = capacity.health_checks,
+        streams = capacity.streams,
+        open_files,
+        "the server holds at most {} connections ({} more for health checks) and {} event streams",
+        capacity.connections,
+        capacity.health_checks,
+        capacity.streams,
+    );
+    if capacity.descriptors().saturating_add(own) > open_files {
+        tracing::warn!(
+            open_files,
+            own,
+            "the caps on connections leave fewer than {own} of the {open_files} open files for \
+             the database, the mail and the health checks: raise the open-file limit \
+             (`ulimit -n`, systemd's LimitNOFILE) or lower KURYR_MAX_CONNECTIONS"
+        );
+    }
+    if capacity.streams > capacity.connections {
+        tracing::warn!(
+            "KURYR_MAX_STREAMS is above the cap on connections, which each stream is too: \
+             streams will stop at the connections' cap"
+        );
+    }
+    capacity
+}
+
+/// Connections the kernel holds for the server before it accepts them: actix-web's own default
+/// when it binds. Past the standard library's 128, a burst of new connections (event streams
+/// reconnecting after a restart) has the kernel drop the rest, whose clients try again only a
+/// second later.
+const LISTEN_BACKLOG: i32 = 1024;
+
+/// A listening socket, bound as the standard library binds one, with a longer backlog.
+fn listen(address: std::net::SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(address), Type::STREAM, None)?;
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&address.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
 }
 
 /// Convenience for `main`: the wall clock.

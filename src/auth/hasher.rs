@@ -1,43 +1,15 @@
-//! Where passwords are hashed and checked: a few threads of their own, fed by a short queue.
+//! Where passwords are hashed and checked: a pool of threads of their own (`crate::pool`), each
+//! keeping its argon2 memory (19 MiB) from one password to the next.
 //!
-//! argon2 costs 19 MiB and tens of milliseconds of one core per password. Run on tokio's blocking
-//! pool, every concurrent login got a thread of its own and glibc an arena on it that kept the 19
-//! MiB after the hash: 64 wrong passwords at once took the server from 230 MB to 5 GB and slowed
-//! every other request. Here a fixed set of threads does all of it, each with its memory
-//! allocated once; what does not fit in the queue behind them is refused at once
-//! ([`HashError::Busy`]) rather than left to wait, since a client that is answered in time can
-//! try again, and one stuck in a queue holds its connection meanwhile.
-
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex, PoisonError};
-
-use tokio::sync::oneshot;
+//! argon2 costs 19 MiB and tens of milliseconds of one core per password: a login that finds
+//! every thread busy and the queue full is refused at once ([`HashError::Busy`]), never left to
+//! hold its connection in a queue.
 
 use super::password::{HashMemory, hash_password, verify_password};
+use crate::pool::{Pool, PoolError, PoolSettings};
 
 /// How many threads hash, and how many passwords may wait for one of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HasherSettings {
-    pub threads: usize,
-    pub queue: usize,
-}
-
-impl HasherSettings {
-    /// One thread per core.
-    pub fn for_this_machine() -> Self {
-        Self::with_threads(std::thread::available_parallelism().map_or(1, usize::from))
-    }
-
-    /// A queue twice as long as the threads: a burst of logins waits two hashes at most, and
-    /// whatever comes beyond it is refused rather than left waiting.
-    pub fn with_threads(threads: usize) -> Self {
-        HasherSettings {
-            threads,
-            queue: 2 * threads,
-        }
-    }
-}
+pub type HasherSettings = PoolSettings;
 
 /// Why a password was not hashed or checked.
 #[derive(Debug, thiserror::Error)]
@@ -49,78 +21,46 @@ pub enum HashError {
     Failed(anyhow::Error),
 }
 
-type Job = Box<dyn FnOnce(&mut HashMemory) + Send>;
-
-/// Hashes and checks passwords on its own threads; cheap to clone. The threads end once every
-/// clone is dropped and the queue is empty.
-#[derive(Clone)]
-pub struct Hasher {
-    jobs: SyncSender<Job>,
-    jobs_run: Arc<AtomicU64>,
-    settings: HasherSettings,
+impl From<PoolError> for HashError {
+    fn from(error: PoolError) -> Self {
+        match error {
+            PoolError::Busy => HashError::Busy,
+            PoolError::Failed(why) => HashError::Failed(anyhow::anyhow!(why)),
+        }
+    }
 }
 
-impl std::fmt::Debug for Hasher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Hasher")
-            .field("settings", &self.settings)
-            .field("jobs_run", &self.jobs_run())
-            .finish()
-    }
+/// Hashes and checks passwords on its own threads; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Hasher {
+    pool: Pool<HashMemory>,
 }
 
 impl Hasher {
     /// Starts the threads. Their memory is allocated at each one's first password.
     pub fn start(settings: HasherSettings) -> std::io::Result<Hasher> {
-        if settings.threads == 0 || settings.queue == 0 {
-            return Err(std::io::Error::other(
-                "password hashing needs at least one thread and a queue of at least one",
-            ));
-        }
-        let (jobs, receiver) = mpsc::sync_channel::<Job>(settings.queue);
-        let receiver = Arc::new(Mutex::new(receiver));
-        for n in 0..settings.threads {
-            let receiver = receiver.clone();
-            std::thread::Builder::new()
-                .name(format!("kuryr-hash-{n}"))
-                .spawn(move || work(&receiver))?;
-        }
         Ok(Hasher {
-            jobs,
-            jobs_run: Arc::new(AtomicU64::new(0)),
-            settings,
+            pool: Pool::start("kuryr-hash", settings, HashMemory::new)?,
         })
     }
 
     pub fn settings(&self) -> HasherSettings {
-        self.settings
+        self.pool.settings()
     }
 
     /// How many jobs the threads have begun since the start.
     pub fn jobs_run(&self) -> u64 {
-        self.jobs_run.load(Ordering::Relaxed)
+        self.pool.jobs_run()
     }
 
     /// Queues `job` for a hashing thread, or refuses it at once when the queue is full. The
     /// answer comes through the receiver; it closes without one if the job panicked.
-    pub fn submit<T, F>(&self, job: F) -> Result<oneshot::Receiver<T>, HashError>
+    pub fn submit<T, F>(&self, job: F) -> Result<tokio::sync::oneshot::Receiver<T>, HashError>
     where
         F: FnOnce(&mut HashMemory) -> T + Send + 'static,
         T: Send + 'static,
     {
-        let (answer, receiver) = oneshot::channel();
-        let jobs_run = self.jobs_run.clone();
-        let job: Job = Box::new(move |memory| {
-            jobs_run.fetch_add(1, Ordering::Relaxed);
-            let _ = answer.send(job(memory));
-        });
-        match self.jobs.try_send(job) {
-            Ok(()) => Ok(receiver),
-            Err(TrySendError::Full(_)) => Err(HashError::Busy),
-            Err(TrySendError::Disconnected(_)) => Err(HashError::Failed(anyhow::anyhow!(
-                "the password hashing threads are gone"
-            ))),
-        }
+        Ok(self.pool.submit(job)?)
     }
 
     /// Runs `job` on a hashing thread and waits for its answer.
@@ -129,9 +69,7 @@ impl Hasher {
         F: FnOnce(&mut HashMemory) -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.submit(job)?
-            .await
-            .map_err(|_| HashError::Failed(anyhow::anyhow!("a hashing job panicked")))
+        Ok(self.pool.run(job).await?)
     }
 
     /// A new password's PHC string.
@@ -153,82 +91,13 @@ impl Hasher {
     }
 }
 
-/// One hashing thread: takes the next job until the queue closes. A job that panics loses its
-/// answer, not the thread.
-fn work(receiver: &Mutex<Receiver<Job>>) {
-    let mut memory: Option<HashMemory> = None;
-    loop {
-        // The lock is let go before the job runs, so that the other threads can take the next.
-        let next = receiver
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .recv();
-        let Ok(job) = next else { return };
-        let memory = memory.get_or_insert_with(HashMemory::new);
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(memory)));
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::sync::mpsc::channel;
-
     use super::*;
 
-    /// A job that holds its thread until `release` is dropped or sent to, and says when it
-    /// has begun.
-    fn blocker(hasher: &Hasher) -> (mpsc::Receiver<()>, mpsc::Sender<()>) {
-        let (started_tx, started) = channel();
-        let (release, release_rx) = channel::<()>();
-        // Only the job's effect matters here, not its answer.
-        drop(
-            hasher
-                .submit(move |_| {
-                    started_tx.send(()).unwrap();
-                    let _ = release_rx.recv();
-                })
-                .unwrap(),
-        );
-        (started, release)
-    }
-
     #[tokio::test]
-    async fn beyond_the_threads_and_the_queue_work_is_refused_at_once() {
-        let hasher = Hasher::start(HasherSettings {
-            threads: 1,
-            queue: 1,
-        })
-        .unwrap();
-        let (started, release) = blocker(&hasher);
-        started.recv().unwrap();
-        // The thread is busy; one job fits in the queue, the next does not.
-        let queued = hasher.submit(|_| 7).unwrap();
-        assert!(matches!(hasher.submit(|_| 8), Err(HashError::Busy)));
-        assert!(matches!(
-            hasher.verify("password".into(), None).await,
-            Err(HashError::Busy)
-        ));
-        drop(release);
-        assert_eq!(queued.await.unwrap(), 7);
-        // Once the queue has room again, work is taken.
-        assert_eq!(hasher.run(|_| 9).await.unwrap(), 9);
-        assert_eq!(hasher.jobs_run(), 3);
-    }
-
-    #[tokio::test]
-    async fn every_thread_takes_work_and_passwords_round_trip() {
-        let hasher = Hasher::start(HasherSettings {
-            threads: 2,
-            queue: 2,
-        })
-        .unwrap();
-        let (first, release_first) = blocker(&hasher);
-        let (second, release_second) = blocker(&hasher);
-        // Both block at once, so two threads took them.
-        let wait = std::time::Duration::from_secs(30);
-        first.recv_timeout(wait).unwrap();
-        second.recv_timeout(wait).unwrap();
-        drop((release_first, release_second));
+    async fn passwords_round_trip_on_the_threads() {
+        let hasher = Hasher::start(HasherSettings::with_threads(2)).unwrap();
         let hash = hasher.hash("a password of mine".into()).await.unwrap();
         assert!(
             hasher
@@ -248,22 +117,34 @@ mod tests {
                 .await
                 .unwrap()
         );
+        assert_eq!(hasher.jobs_run(), 4);
     }
 
     #[tokio::test]
-    async fn a_job_that_panics_does_not_take_its_thread_with_it() {
+    async fn a_full_queue_is_busy_and_nothing_starts_without_a_thread_or_a_queue() {
         let hasher = Hasher::start(HasherSettings {
             threads: 1,
             queue: 1,
         })
         .unwrap();
-        let panicked = hasher.run(|_| -> u8 { panic!("a bug in a job") }).await;
-        assert!(matches!(panicked, Err(HashError::Failed(_))));
-        assert_eq!(hasher.run(|_| 1).await.unwrap(), 1);
-    }
-
-    #[test]
-    fn nothing_starts_without_a_thread_or_a_queue() {
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let (started, running) = std::sync::mpsc::channel::<()>();
+        // Submitted, not awaited: the job is in the pool before this task blocks on `running`.
+        let blocked = hasher
+            .submit(move |_| {
+                started.send(()).unwrap();
+                let _ = held.recv();
+            })
+            .unwrap();
+        running.recv().unwrap();
+        let queued = hasher.submit(|_| ()).unwrap();
+        assert!(matches!(
+            hasher.verify("password".into(), None).await,
+            Err(HashError::Busy)
+        ));
+        drop(release);
+        blocked.await.unwrap();
+        queued.await.unwrap();
         for (threads, queue) in [(0, 1), (1, 0)] {
             assert!(Hasher::start(HasherSettings { threads, queue }).is_err());
         }

@@ -32,7 +32,7 @@ pub mod schema;
 pub mod sessions;
 mod stamp;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod tokens;
 pub mod users;
 pub mod vacations;

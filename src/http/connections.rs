@@ -1,7 +1,8 @@
-//! How many connections one client address may hold open. Each connection costs a file
-//! descriptor and some memory whether or not it ever sends a request, so one host opening
-//! thousands of idle or trickling connections could exhaust the server for everyone. Past its
-//! cap a client's new connection is shut at once, before a byte of it is read.
+//! How many connections one client address, and the whole server, may hold open. Each
+//! connection costs a file descriptor and some memory whether or not it ever sends a request, so
+//! one host opening thousands of idle or trickling connections could exhaust the server for
+//! everyone. Past its cap a client's new connection is shut at once, before a byte of it is
+//! read; past the server's (`capacity`), it is answered 503 first.
 
 use std::any::Any;
 use std::cell::Cell;
@@ -13,39 +14,32 @@ use std::time::{Duration, Instant};
 use actix_web::dev::Extensions;
 use actix_web::rt::net::TcpStream;
 
+use super::capacity::{Admission, Places};
 use super::client::{TrustedProxies, canonical};
+use super::departure::PeerSocket;
+use super::problem::{ApiError, CAPACITY_RETRY_AFTER_SECONDS, PROBLEM_JSON};
+use crate::limits::client_group;
 
 type OpenCounts = Arc<Mutex<HashMap<IpAddr, usize>>>;
 
-/// The per-client cap, shared by every worker of the server.
+/// The per-client cap and the server's, shared by every worker of the server.
 #[derive(Clone)]
 pub struct ConnectionCap {
     per_client: usize,
     trusted: TrustedProxies,
+    /// How many leading bits of an IPv6 address make one client (`limits::client_group`).
+    ipv6_prefix: u8,
     open: OpenCounts,
+    server: Arc<Places>,
 }
 
 /// When a connection was accepted, so that its first request's deadline counts from there
-/// (see `deadline`), and whether that first request has come.
+/// (see `deadline`), whether that first request has come, and whether the connection came past
+/// the server's cap, to be served the health checks alone.
 pub struct Accepted {
     pub at: Instant,
     pub first_request_seen: Cell<bool>,
-}
-
-/// A second handle on the connection's socket, for a long response (an event stream) to watch
-/// for the client going away: the server itself notices only when a write fails, which for a
-/// stream that writes a keep-alive every 15 s is up to half a minute after the client left,
-/// all the while holding the client's places (a stream of its token, a connection of its
-/// address).
-pub struct PeerSocket(socket2::Socket);
-
-impl PeerSocket {
-    /// A handle of its own on the socket, registered with the runtime: it reads as readable when
-    /// the client sends or goes away, and `peek` tells which without taking anything.
-    pub fn watch(&self) -> Option<tokio::net::TcpStream> {
-        let socket = self.0.try_clone().ok()?;
-        tokio::net::TcpStream::from_std(socket.into()).ok()
-    }
+    pub health_checks_only: bool,
 }
 
 /// How a new connection stands against its client's cap.
@@ -78,35 +72,61 @@ impl Drop for Held {
 
 impl ConnectionCap {
     /// `per_client` 0 means no cap. Trusted proxies are not capped: their connections carry
-    /// many clients.
-    pub fn new(per_client: usize, trusted: TrustedProxies) -> Self {
+    /// many clients. The server's cap (`server`) counts every connection.
+    pub fn new(
+        per_client: usize,
+        trusted: TrustedProxies,
+        ipv6_prefix: u8,
+        server: Arc<Places>,
+    ) -> Self {
         ConnectionCap {
             per_client,
             trusted,
+            ipv6_prefix,
             open: Arc::default(),
+            server,
         }
     }
 
     /// Called by the server for every accepted connection (`HttpServer::on_connect`).
     pub fn on_connect(&self, connection: &dyn Any, data: &mut Extensions) {
-        data.insert(Accepted {
-            at: Instant::now(),
-            first_request_seen: Cell::new(false),
-        });
+        let accepted = Instant::now();
         let Some(stream) = connection.downcast_ref::<TcpStream>() else {
+            data.insert(Accepted {
+                at: accepted,
+                first_request_seen: Cell::new(false),
+                health_checks_only: false,
+            });
             return;
         };
-        match self.count(stream) {
+        let held = match self.count(stream) {
             Counted::Refused => return,
-            Counted::Held(held) => {
-                data.insert(held);
+            Counted::Held(held) => Some(held),
+            Counted::Uncapped => None,
+        };
+        let (place, health_checks_only) = match self.server.admit() {
+            Admission::Served(place) => (place, false),
+            Admission::HealthChecksOnly(place) => (place, true),
+            Admission::Refused => {
+                refuse_as_full(stream);
+                tracing::debug!(
+                    cap = self.server.capacity().connections,
+                    "connection refused: the server holds as many as it may"
+                );
+                return;
             }
-            Counted::Uncapped => {}
+        };
+        data.insert(Accepted {
+            at: accepted,
+            first_request_seen: Cell::new(false),
+            health_checks_only,
+        });
+        data.insert(place);
+        if let Some(held) = held {
+            data.insert(held);
         }
-        // Shares the socket's non-blocking mode, and its file: closing it ends nothing.
-        if let Ok(socket) = socket2::SockRef::from(stream).try_clone() {
-            data.insert(PeerSocket(socket));
-        }
+        #[cfg(unix)]
+        data.insert(PeerSocket::of(stream));
     }
 
     /// Counts a connection against its client's cap.
@@ -114,10 +134,11 @@ impl ConnectionCap {
         let Ok(peer) = stream.peer_addr() else {
             return Counted::Uncapped;
         };
-        let client = canonical(peer.ip());
-        if self.per_client == 0 || self.trusted.trusts(client) {
+        let address = canonical(peer.ip());
+        if self.per_client == 0 || self.trusted.trusts(address) {
             return Counted::Uncapped;
         }
+        let client = client_group(address, self.ipv6_prefix);
         let mut open = self.open.lock().expect("the lock is never poisoned");
         let count = open.entry(client).or_insert(0);
         if *count >= self.per_client {
@@ -139,5 +160,22 @@ impl ConnectionCap {
 fn refuse(stream: &TcpStream) {
     let socket = socket2::SockRef::from(stream);
     let _ = socket.set_linger(Some(Duration::ZERO));
+    let _ = socket.shutdown(Shutdown::Both);
+}
+
+/// Answers 503 before anything is read, and ends the connection: the server sees end of file
+/// and drops it. Not a reset, which could overtake the answer; the client's request, unread,
+/// may still turn the close into one after the answer.
+fn refuse_as_full(stream: &TcpStream) {
+    let full = ApiError::AtCapacity("connections");
+    let body = full.problem().to_string();
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: {CAPACITY_RETRY_AFTER_SECONDS}\r\nContent-Type: {PROBLEM_JSON}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len(),
+    );
+    let socket = socket2::SockRef::from(stream);
+    // A new socket's send buffer takes a few hundred bytes at once; one that does not is
+    // closed all the same.
+    let _ = socket.send(answer.as_bytes());
     let _ = socket.shutdown(Shutdown::Both);
 }

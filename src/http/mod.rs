@@ -5,14 +5,17 @@
 //! front, and which web origins' scripts may read the answers (CORS); and the root span each
 //! request is logged under.
 
+pub mod capacity;
 pub mod client;
 pub mod connections;
 pub mod cors;
 pub mod deadline;
+pub mod departure;
 pub mod problem;
 pub mod state;
 pub mod trace;
 
+pub use capacity::{Capacity, Places};
 pub use client::{ClientAddress, TrustedProxies};
 pub use connections::ConnectionCap;
 pub use cors::AllowedOrigins;

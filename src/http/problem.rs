@@ -92,6 +92,10 @@ pub enum ApiError {
     /// Refused at once because the work it needs is at its limit; sent with `Retry-After`.
     #[error("the server is hashing as many passwords as it can; try again in a moment")]
     Busy,
+    /// The server holds as many connections, or event streams, as it may (`http::capacity`);
+    /// sent with `Retry-After`.
+    #[error("the server holds as many {0} as it may; try again after Retry-After seconds")]
+    AtCapacity(&'static str),
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
 }
@@ -99,6 +103,10 @@ pub enum ApiError {
 /// How long a client refused as busy should wait: a hash takes tens of milliseconds, so the
 /// queue it met has long emptied by then.
 pub const BUSY_RETRY_AFTER_SECONDS: u32 = 1;
+
+/// How long a client refused for want of a place should wait: places come back as streams and
+/// connections close, which is slower than a hash.
+pub const CAPACITY_RETRY_AFTER_SECONDS: u32 = 5;
 
 /// The `WWW-Authenticate` challenge of a 401 (RFC 6750, section 3): a token that was sent and
 /// does not hold is named as such, so that a client drops it instead of sending it again.
@@ -169,6 +177,7 @@ impl ApiError {
             ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
             ApiError::Unavailable => ("unavailable", "Service unavailable"),
             ApiError::Busy => ("busy", "Too busy"),
+            ApiError::AtCapacity(_) => ("at-capacity", "The server is full"),
             ApiError::Internal(_) => ("internal", "Internal server error"),
         }
     }
@@ -227,7 +236,9 @@ impl ResponseError for ApiError {
             ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::Unavailable | ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unavailable | ApiError::Busy | ApiError::AtCapacity(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -247,6 +258,9 @@ impl ResponseError for ApiError {
             }
             ApiError::Busy => {
                 response.insert_header((header::RETRY_AFTER, BUSY_RETRY_AFTER_SECONDS));
+            }
+            ApiError::AtCapacity(_) => {
+                response.insert_header((header::RETRY_AFTER, CAPACITY_RETRY_AFTER_SECONDS));
             }
             ApiError::TooManyRequests(limited) => {
                 for (name, value) in rate_limit_headers(limited) {

@@ -7,7 +7,9 @@ use tokio_util::task::TaskTracker;
 
 use crate::auth::TokenKeys;
 use crate::auth::hasher::Hasher;
+use crate::board::pictures::Pictures;
 use crate::db::Database;
+use crate::http::capacity::{Capacity, Places};
 use crate::http::client::TrustedProxies;
 use crate::http::cors::AllowedOrigins;
 use crate::limits::{LimitSettings, Limits};
@@ -21,6 +23,8 @@ use crate::service::model::webhook::WebhookSettings;
 /// What every request handler can reach.
 pub struct AppState {
     pub db: Database,
+    /// Board pictures drawn so far, and the threads that draw the others.
+    pub pictures: Pictures,
     /// The only place passwords are hashed and checked.
     pub hasher: Hasher,
     pub tokens: TokenKeys,
@@ -39,6 +43,8 @@ pub struct AppState {
     pub webhooks: WebhookSettings,
     /// The web origins whose scripts may read the answers.
     pub cors: AllowedOrigins,
+    /// The server's places for connections and event streams.
+    pub places: Arc<Places>,
 }
 
 /// Vacation days per year when nothing else is configured.
@@ -51,8 +57,10 @@ impl AppState {
         tokens: TokenKeys,
         clock: Arc<dyn Clock>,
         notifier: Notifier,
+        pictures: Pictures,
     ) -> Self {
         AppState {
+            pictures,
             hasher,
             tokens,
             clock,
@@ -67,6 +75,7 @@ impl AppState {
             events: EventSettings::default(),
             webhooks: WebhookSettings::default(),
             cors: AllowedOrigins::None,
+            places: Places::new(Capacity::UNLIMITED),
             db,
         }
     }
@@ -88,6 +97,12 @@ impl AppState {
 
     pub fn with_limits(mut self, limits: &LimitSettings) -> Self {
         self.limits = Arc::new(Limits::new(limits));
+        self
+    }
+
+    /// The places the connections (`ConnectionCap`) and the streams take.
+    pub fn with_places(mut self, places: Arc<Places>) -> Self {
+        self.places = places;
         self
     }
 

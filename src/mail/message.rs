@@ -1,8 +1,8 @@
 //! One mail to one person, turned into a MIME message.
 
 use lettre::Message;
-use lettre::message::header::{HeaderName, HeaderValue};
-use lettre::message::{Mailbox, MultiPart};
+use lettre::message::header::{ContentType, HeaderName, HeaderValue};
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 
 use super::templates::Rendered;
 
@@ -97,11 +97,59 @@ impl OutgoingMail {
                 ));
         }
         builder
-            .multipart(MultiPart::alternative_plain_html(
-                self.rendered.text.clone(),
-                self.rendered.html.clone(),
-            ))
+            .multipart(self.body()?)
             .map_err(|e| DeliveryError::Permanent(format!("cannot build the message: {e}")))
+    }
+
+    /// The text and the HTML as alternatives; the HTML with the pictures it shows, when it shows
+    /// any, as `multipart/related` (RFC 2387):
+    ///
+    /// ```text
+    /// multipart/alternative
+    /// ├── text/plain
+    /// └── multipart/related; type="text/html"
+    ///     ├── text/html
+    ///     └── image/png (Content-ID, inline), one for each picture
+    /// ```
+    fn body(&self) -> Result<MultiPart, DeliveryError> {
+        let Rendered {
+            text, html, images, ..
+        } = &self.rendered;
+        if images.is_empty() {
+            return Ok(MultiPart::alternative_plain_html(
+                text.clone(),
+                html.clone(),
+            ));
+        }
+        let unbuildable =
+            |why: String| DeliveryError::Permanent(format!("cannot build the message: {why}"));
+        // RFC 2387 asks for the root part's type in `type`; lettre's `related()` does not add
+        // it, so its header is written again with lettre's own random boundary.
+        let boundary = MultiPart::related().build().boundary();
+        let related_type = ContentType::parse(&format!(
+            "multipart/related; boundary=\"{boundary}\"; type=\"text/html\""
+        ))
+        .map_err(|e| unbuildable(e.to_string()))?;
+        let mut related = MultiPart::builder()
+            .header(related_type)
+            .singlepart(SinglePart::html(html.clone()));
+        for image in images {
+            if !image.is_safe() {
+                return Err(unbuildable(format!(
+                    "the picture `{}` ({}) cannot be named in a header",
+                    image.content_id, image.filename
+                )));
+            }
+            let content_type =
+                ContentType::parse(image.content_type).map_err(|e| unbuildable(e.to_string()))?;
+            related = related.singlepart(
+                Attachment::new_inline_with_name(image.content_id.clone(), image.filename.clone())
+                    .body(image.bytes.to_vec(), content_type),
+            );
+        }
+        Ok(MultiPart::alternative()
+            .singlepart(SinglePart::plain(text.clone()))
+            .multipart(related))
     }
 }
 
@@ -118,6 +166,7 @@ mod tests {
                 subject: "Cubulus vs alice — your move (move 3)".into(),
                 text: "Your move.\n".into(),
                 html: "<p>Your move.</p>\n".into(),
+                images: Vec::new(),
             },
             unsubscribe_url: Some("https://kuryr.example.org/unsubscribe/t".into()),
         }
@@ -159,6 +208,64 @@ mod tests {
         .unwrap();
         assert!(!without.contains("List-Unsubscribe"), "{without}");
         assert!(without.contains("To: bob@example.org\r\n"), "{without}");
+    }
+
+    fn with_picture(content_id: &str) -> OutgoingMail {
+        let mut mail = mail();
+        mail.rendered.html = format!("<p><img src=\"cid:{content_id}\"></p>\n");
+        mail.rendered.images = vec![super::super::pictures::InlineImage {
+            content_id: content_id.into(),
+            content_type: "image/png",
+            filename: "cubulus.png".into(),
+            bytes: bytes::Bytes::from_static(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+        }];
+        mail
+    }
+
+    #[test]
+    fn pictures_travel_as_inline_parts_of_a_related_html() {
+        use mail_parser::{MessageParser, MimeHeaders, PartType};
+
+        let raw = formatted(&with_picture("board.ab.0190@kuryr.example.org")).unwrap();
+        let message = MessageParser::default().parse(raw.as_bytes()).unwrap();
+        let kind = |part: &mail_parser::MessagePart| {
+            let ct = part.content_type().unwrap();
+            format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or(""))
+        };
+        let children = |part: &mail_parser::MessagePart| match &part.body {
+            PartType::Multipart(ids) => ids.iter().map(|id| *id as usize).collect(),
+            _ => Vec::new(),
+        };
+        let root = &message.parts[0];
+        assert_eq!(kind(root), "multipart/alternative");
+        let [text, related] = children(root)[..] else {
+            panic!("two alternatives:\n{raw}")
+        };
+        assert_eq!(kind(&message.parts[text]), "text/plain");
+        let related = &message.parts[related];
+        assert_eq!(kind(related), "multipart/related");
+        assert_eq!(
+            related.content_type().unwrap().attribute("type"),
+            Some("text/html")
+        );
+        let [html, image] = children(related)[..] else {
+            panic!("the HTML and its picture:\n{raw}")
+        };
+        assert_eq!(kind(&message.parts[html]), "text/html");
+        let image = &message.parts[image];
+        assert_eq!(kind(image), "image/png");
+        assert_eq!(image.content_id(), Some("board.ab.0190@kuryr.example.org"));
+        let disposition = image.content_disposition().unwrap();
+        assert!(disposition.is_inline(), "{raw}");
+        assert_eq!(disposition.attribute("filename"), Some("cubulus.png"));
+        assert!(image.contents().starts_with(b"\x89PNG\r\n\x1a\n"));
+        assert!(raw.contains("Content-Transfer-Encoding: base64"), "{raw}");
+
+        let unsafe_id = with_picture("board>\r\nBcc: eve@example.org");
+        assert!(matches!(
+            formatted(&unsafe_id),
+            Err(DeliveryError::Permanent(_))
+        ));
     }
 
     #[test]

@@ -1,15 +1,19 @@
-//! Mail: the notifications' words ([`templates`]), their MIME form ([`message`]) and delivery
-//! over SMTP or into a folder ([`transport`]).
+//! Mail: the notifications' words ([`templates`]), the board pictures they carry
+//! ([`pictures`]), their MIME form ([`message`]) and delivery over SMTP or into a folder
+//! ([`transport`]).
 //!
-//! Nothing here knows about the database: the outbox stores a [`Notification`] as JSON, renders
-//! it with [`Notification::render`] when its turn comes, wraps it in an [`OutgoingMail`] and
-//! hands that to [`Mailer::send`], which says whether a failure is worth retrying.
+//! Nothing here knows about the database or draws anything: the outbox stores a [`Notification`]
+//! as JSON, has the boards it names drawn when its turn comes, renders it with them
+//! ([`Notification::render_with_pictures`]), wraps it in an [`OutgoingMail`] and hands that to
+//! [`Mailer::send`], which says whether a failure is worth retrying.
 
 pub mod message;
+pub mod pictures;
 pub mod templates;
 pub mod transport;
 
 pub use message::{DeliveryError, OutgoingMail};
+pub use pictures::{BoardImage, BoardPictures, InlineImage};
 pub use templates::{
     ChallengeAccepted, ChallengeReceived, DeadlineReminder, Digest, DigestGame, DrawOffered,
     Footer, GameOver, Notification, Outcome, PasswordReset, RenderError, Rendered, Timeout,

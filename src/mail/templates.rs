@@ -8,12 +8,16 @@ use minijinja::value::{Serde, Value};
 use minijinja::{Environment, UndefinedBehavior, context};
 use serde::{Deserialize, Serialize};
 
-/// A mail's three renderings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+use super::pictures::{BoardImage, BoardPictures, InlineImage, board_image_or_address};
+
+/// A mail's three renderings, and the pictures its HTML shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     pub subject: String,
     pub text: String,
     pub html: String,
+    /// Each picture the HTML names by `cid:`, once however often it is named.
+    pub images: Vec<InlineImage>,
 }
 
 /// What every mail ends with: why it came and where to change that.
@@ -65,10 +69,10 @@ pub struct YourTurn {
     #[serde(default)]
     pub deadline: Option<String>,
     pub legal_moves: u32,
-    /// A picture of the position (an absolute URL of a PNG), shown in the HTML mail above the
-    /// text diagram; older stored mails have none.
-    #[serde(default)]
-    pub board_image: Option<String>,
+    /// The position, drawn when the mail is sent and shown in the HTML mail above the text
+    /// diagram. Older stored mails hold the picture's address, or nothing.
+    #[serde(default, deserialize_with = "board_image_or_address")]
+    pub board_image: Option<BoardImage>,
     pub game_url: String,
 }
 
@@ -132,6 +136,12 @@ pub struct DeadlineReminder {
     pub deadline: String,
     /// "24 hours".
     pub time_left: String,
+    /// The position as a text diagram; reminders stored by older versions have none.
+    #[serde(default)]
+    pub board: Option<String>,
+    /// The position, drawn when the mail is sent.
+    #[serde(default)]
+    pub board_image: Option<BoardImage>,
     pub game_url: String,
 }
 
@@ -158,6 +168,12 @@ pub struct DigestGame {
     pub move_number: u32,
     #[serde(default)]
     pub deadline: Option<String>,
+    /// The position as a text diagram; digests stored by older versions have none.
+    #[serde(default)]
+    pub board: Option<String>,
+    /// The position, drawn when the mail is sent.
+    #[serde(default)]
+    pub board_image: Option<BoardImage>,
     pub game_url: String,
 }
 
@@ -207,13 +223,69 @@ impl Notification {
         }
     }
 
+    /// Every board the mail shows, in the order it shows them; the same board may come twice
+    /// (two games of a digest at the same position).
+    pub fn boards(&self) -> Vec<&BoardImage> {
+        match self {
+            Notification::YourTurn(turn) => turn.board_image.iter().collect(),
+            Notification::DeadlineReminder(reminder) => reminder.board_image.iter().collect(),
+            Notification::Digest(digest) => digest
+                .games
+                .iter()
+                .filter_map(|entry| entry.board_image.as_ref())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The mail without pictures: every board shown by its text diagram alone.
     pub fn render(&self, footer: &Footer) -> Result<Rendered, RenderError> {
+        self.render_with_pictures(footer, &BoardPictures::default())
+    }
+
+    /// The mail, its HTML showing each board that has a picture in `pictures` by `cid:`; the
+    /// pictures it names come with it in [`Rendered::images`].
+    pub fn render_with_pictures(
+        &self,
+        footer: &Footer,
+        pictures: &BoardPictures,
+    ) -> Result<Rendered, RenderError> {
         let kind = self.kind();
         let failed = |source| RenderError { kind, source };
-        let context = context! {
+        let mut images: Vec<InlineImage> = Vec::new();
+        let mut content_id_of = |board: Option<&BoardImage>| {
+            let image = pictures.of(board?)?;
+            if !images
+                .iter()
+                .any(|kept| kept.content_id == image.content_id)
+            {
+                images.push(image.clone());
+            }
+            Some(image.content_id.clone())
+        };
+        // The templates' names for the pictures: `board_picture` for a mail about one game,
+        // `board_pictures` beside a digest's `games`, one for each entry; none where a board
+        // has no picture.
+        let (board_picture, board_pictures): (Option<String>, Vec<Option<String>>) = match self {
+            Notification::YourTurn(turn) => (content_id_of(turn.board_image.as_ref()), Vec::new()),
+            Notification::DeadlineReminder(reminder) => {
+                (content_id_of(reminder.board_image.as_ref()), Vec::new())
+            }
+            Notification::Digest(digest) => (
+                None,
+                digest
+                    .games
+                    .iter()
+                    .map(|entry| content_id_of(entry.board_image.as_ref()))
+                    .collect(),
+            ),
+            _ => (None, Vec::new()),
+        };
+        let words = context! {
             ..Value::from(Serde(self)),
             ..Value::from(Serde(footer)),
         };
+        let context = context! { board_picture, board_pictures, ..words };
         let text_template = TEMPLATES
             .get_template(&format!("{kind}.txt"))
             .map_err(failed)?;
@@ -234,6 +306,7 @@ impl Notification {
             subject,
             text: tidy_text(&text.into_output()),
             html,
+            images,
         })
     }
 }
@@ -329,6 +402,7 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "layout.txt",
         "layout.html",
         "_button.html",
+        "_board.html",
         "_outcome.txt",
         "your_turn.txt",
         "your_turn.html",
@@ -387,11 +461,17 @@ mod tests {
             board: BOARD.into(),
             deadline: Some("Tue 24 Nov 2026 18:00 CET (Europe/Paris)".into()),
             legal_moves: 7,
-            board_image: Some(
-                "https://kuryr.example.org/api/v1/rules/cubulus/board.png?position=x".into(),
-            ),
+            board_image: Some(cubulus_board("x")),
             game_url: "https://kuryr.example.org/games/0190".into(),
         })
+    }
+
+    fn cubulus_board(position: &str) -> BoardImage {
+        BoardImage {
+            game: crate::rules::GameKind::Cubulus,
+            position: position.into(),
+            options: serde_json::json!({}),
+        }
     }
 
     fn digest_game(opponent: &str, move_number: u32, deadline: Option<&str>) -> DigestGame {
@@ -400,6 +480,8 @@ mod tests {
             opponent: opponent.into(),
             move_number,
             deadline: deadline.map(Into::into),
+            board: Some(BOARD.into()),
+            board_image: Some(cubulus_board(&format!("p{move_number}"))),
             game_url: format!("https://kuryr.example.org/games/{move_number}"),
         }
     }
@@ -475,6 +557,8 @@ mod tests {
                     move_number: 14,
                     deadline: "Wed 25 Nov 2026 09:30 CET (Europe/Paris)".into(),
                     time_left: "24 hours".into(),
+                    board: Some(BOARD.into()),
+                    board_image: Some(cubulus_board("x")),
                     game_url: "https://kuryr.example.org/games/8".into(),
                 }),
                 "Cubulus vs OPP — 24 hours left for move 14",
@@ -753,6 +837,145 @@ mod tests {
         let notification: Notification = serde_json::from_value(stored).unwrap();
         let rendered = notification.render(&footer()).unwrap();
         assert_eq!(rendered.subject, "Cubulus vs bob — game over: drawn");
+    }
+
+    fn picture(content_id: &str) -> InlineImage {
+        InlineImage {
+            content_id: content_id.into(),
+            content_type: "image/png",
+            filename: "cubulus.png".into(),
+            bytes: bytes::Bytes::from_static(b"\x89PNG\r\n\x1a\n"),
+        }
+    }
+
+    #[test]
+    fn a_board_with_a_picture_is_shown_by_cid_above_its_diagram() {
+        let turn = your_turn("alice");
+        let mut pictures = BoardPictures::default();
+        pictures.add(cubulus_board("x"), picture("board.1.m@kuryr.example.org"));
+        let rendered = turn.render_with_pictures(&footer(), &pictures).unwrap();
+        assert_eq!(rendered.images, [picture("board.1.m@kuryr.example.org")]);
+        let img = rendered
+            .html
+            .find("<img src=\"cid:board.1.m@kuryr.example.org\"");
+        let pre = rendered.html.find("<pre");
+        assert!(img.is_some() && img < pre, "{}", rendered.html);
+        assert!(
+            rendered
+                .html
+                .contains("alt=\"The Cubulus board at move 14, with you to move\""),
+            "{}",
+            rendered.html
+        );
+        assert!(rendered.text.contains(BOARD), "{}", rendered.text);
+        assert!(!rendered.text.contains("cid:"), "{}", rendered.text);
+
+        // Without its picture the mail is whole: the diagram shows the board.
+        let alone = turn.render(&footer()).unwrap();
+        assert!(alone.images.is_empty());
+        assert!(!alone.html.contains("<img"), "{}", alone.html);
+        assert!(alone.html.contains("4 · ● · ○"), "{}", alone.html);
+    }
+
+    #[test]
+    fn a_digest_carries_each_board_once_and_its_diagram_where_no_picture_came() {
+        let mut games = vec![
+            digest_game("bob", 3, None),
+            digest_game("carol", 3, None),
+            digest_game("dave", 7, None),
+        ];
+        games[1].game_url = "https://kuryr.example.org/games/other".into();
+        let digest = Notification::Digest(Digest { games });
+        assert_eq!(digest.boards().len(), 3);
+        let mut pictures = BoardPictures::default();
+        pictures.add(cubulus_board("p3"), picture("board.3.m@kuryr.example.org"));
+        let rendered = digest.render_with_pictures(&footer(), &pictures).unwrap();
+        assert_eq!(rendered.images, [picture("board.3.m@kuryr.example.org")]);
+        assert_eq!(
+            rendered
+                .html
+                .matches("src=\"cid:board.3.m@kuryr.example.org\"")
+                .count(),
+            2,
+            "{}",
+            rendered.html
+        );
+        assert_eq!(
+            rendered.html.matches("<pre").count(),
+            1,
+            "{}",
+            rendered.html
+        );
+        assert_eq!(
+            rendered.text.matches("4 · ● · ○").count(),
+            3,
+            "{}",
+            rendered.text
+        );
+
+        let reminder = every_kind("alice")
+            .into_iter()
+            .map(|(notification, _, _)| notification)
+            .find(|n| matches!(n, Notification::DeadlineReminder(_)))
+            .unwrap();
+        let mut pictures = BoardPictures::default();
+        pictures.add(cubulus_board("x"), picture("board.x.m@kuryr.example.org"));
+        let rendered = reminder.render_with_pictures(&footer(), &pictures).unwrap();
+        assert_eq!(rendered.images.len(), 1);
+        assert!(
+            rendered
+                .html
+                .contains("src=\"cid:board.x.m@kuryr.example.org\"")
+        );
+        assert!(rendered.text.contains(BOARD), "{}", rendered.text);
+    }
+
+    #[test]
+    fn mails_stored_by_older_versions_still_read_and_render() {
+        // A turn mail that named its picture by its address: the board is read from it.
+        let stored = serde_json::json!({
+            "kind": "your_turn", "game": "Cubulus", "opponent": "bob", "move_number": 3,
+            "board": BOARD, "legal_moves": 2, "game_url": "https://kuryr.example.org/games/1",
+            "board_image": "https://kuryr.example.org/api/v1/rules/cubulus/board.png?position=w+x",
+        });
+        let Notification::YourTurn(turn) = serde_json::from_value(stored.clone()).unwrap() else {
+            panic!("a turn mail")
+        };
+        assert_eq!(turn.board_image, Some(cubulus_board("w x")));
+        // One whose address names nothing Kuryr draws, and one from before pictures: no picture.
+        for board_image in [
+            serde_json::json!("https://elsewhere.example.org/board.gif"),
+            serde_json::Value::Null,
+        ] {
+            let mut stored = stored.clone();
+            stored["board_image"] = board_image;
+            let notification: Notification = serde_json::from_value(stored).unwrap();
+            assert!(notification.boards().is_empty());
+            notification.render(&footer()).unwrap();
+        }
+        let mut stored = stored.clone();
+        stored.as_object_mut().unwrap().remove("board_image");
+        let notification: Notification = serde_json::from_value(stored).unwrap();
+        assert!(notification.boards().is_empty());
+
+        // Reminders and digests from before they showed the board.
+        for stored in [
+            serde_json::json!({
+                "kind": "deadline_reminder", "game": "Cubulus", "opponent": "bob",
+                "move_number": 3, "deadline": "Tue 24 Nov 2026 18:00 CET", "time_left": "1 day",
+                "game_url": "https://kuryr.example.org/games/1",
+            }),
+            serde_json::json!({"kind": "digest", "games": [{
+                "game": "Cubulus", "opponent": "bob", "move_number": 3,
+                "game_url": "https://kuryr.example.org/games/1",
+            }]}),
+        ] {
+            let notification: Notification = serde_json::from_value(stored).unwrap();
+            assert!(notification.boards().is_empty());
+            let rendered = notification.render(&footer()).unwrap();
+            assert!(!rendered.html.contains("<pre"), "{}", rendered.html);
+            assert!(rendered.text.contains("/games/1"), "{}", rendered.text);
+        }
     }
 
     #[test]

@@ -140,8 +140,7 @@ pub async fn sign_up(
 ) -> Result<User, ServiceError> {
     accounts
         .limits
-        .registrations_per_client
-        .check(&client)
+        .check_registration(client)
         .map_err(ServiceError::Limited)?;
     accounts.mail_allowance(client).spend(&new.email)?;
     register(
@@ -163,7 +162,7 @@ pub async fn sign_in(
     now: DateTime<Utc>,
 ) -> Result<String, ServiceError> {
     let limits = accounts.limits;
-    let _turn = limits.login_turns.wait(client).await;
+    let _turn = limits.login_turn(client).await;
     let login_name = request.login.clone();
     limits
         .check_login(&login_name, client)

@@ -18,10 +18,16 @@
 //! - A temporary failure (server down, 4xx) is retried with exponential backoff and jitter; a
 //!   permanent one (5xx, an address that cannot exist) or too many attempts make the row
 //!   `failed`, with the reason kept in `last_error`.
+//! - The boards a mail shows are drawn just before it is sent (or taken from the cache of
+//!   pictures), within [`PICTURES_TIMEOUT`], and travel in the message. A picture that cannot be
+//!   drawn in time, or at all, is left out and the mail goes without it: the board is in both
+//!   parts as a text diagram, a turn mail is worth more on time than with its picture, and a
+//!   drawing that failed once (a position the drawing cannot read) fails again on every retry.
 
 use std::collections::VecDeque;
 
 use chrono::{DateTime, Duration, NaiveDateTime, Utc};
+use futures_util::future::join_all;
 use tokio_util::sync::CancellationToken;
 
 use super::effects::mail::{Notifier, OutboxPayload};
@@ -29,19 +35,33 @@ use super::model::error::ServiceError;
 use super::model::retry;
 use super::model::time::Clock;
 use crate::auth::links::LinkPurpose;
+use crate::board::pictures::{Format, PictureKey, Pictures};
 use crate::db::columns::MailStatus;
 use crate::db::models::OutboxRow;
 use crate::db::outbox::{self, Addressee, Attempt};
 use crate::db::{Database, DbConn};
 use crate::mail::transport::SEND_TIMEOUT;
-use crate::mail::{DeliveryError, Footer, Mailer, Notification, OutgoingMail};
+use crate::mail::{
+    BoardImage, BoardPictures, DeliveryError, Footer, InlineImage, Mailer, Notification,
+    OutgoingMail,
+};
 
+/// The longest the pictures of one mail may take to draw, waiting for the drawing threads
+/// included: while requests keep every drawing thread busy, the mail goes without its pictures
+/// rather than late.
+pub const PICTURES_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The most pictures one mail carries (a digest's first entries, the most urgent): 10 to 50 KB
+/// each (Backgammon's the largest), so that a long digest stays a mail of at most about a
+/// megabyte; the others show their text diagram.
+pub const MAX_PICTURES: usize = 20;
+/// The longest a mail is in hand: its pictures drawn, then its send.
+const IN_HAND_SECS: u64 = PICTURES_TIMEOUT.as_secs() + SEND_TIMEOUT.as_secs();
 /// How long a claim or a renewal holds a row. Short, so that a crashed worker's mail goes out
 /// again within a minute (with the worker's poll of a few seconds); at least twice the longest
-/// send, so that the renewal before a send, the send and the record after it fit with room to
-/// spare for a slow database.
-pub const LEASE: Duration = Duration::seconds(40);
-const _: () = assert!(2 * SEND_TIMEOUT.as_secs() <= LEASE.num_seconds() as u64);
+/// a mail is in hand, so that the renewal before it, its pictures, its send and the record after
+/// it fit with room to spare for a slow database.
+pub const LEASE: Duration = Duration::seconds(50);
+const _: () = assert!(2 * IN_HAND_SECS <= LEASE.num_seconds() as u64);
 /// Attempts before a temporary failure counts as permanent; with the backoff below that is about
 /// two days of trying.
 pub const MAX_ATTEMPTS: i32 = 16;
@@ -83,10 +103,11 @@ fn claim(conn: &mut DbConn, now: NaiveDateTime) -> Result<VecDeque<Claimed>, Ser
 }
 
 /// How much of a lease must be left for the next mail to be sent under it without renewing:
-/// the longest a send may take, and as long again for the record's write to come back.
+/// the longest a mail may be in hand, and half as long again for the record's write to come
+/// back.
 fn fresh_enough() -> Duration {
-    let send = Duration::from_std(SEND_TIMEOUT).expect("a short timeout");
-    send + send / 2
+    let in_hand = Duration::seconds(IN_HAND_SECS as i64);
+    in_hand + in_hand / 2
 }
 
 /// Renews the lease of the first of `waiting` (id, lease held) still held, to `now + LEASE`;
@@ -119,6 +140,7 @@ pub async fn deliver_due(
     db: &Database,
     mailer: &Mailer,
     notifier: &Notifier,
+    pictures: &Pictures,
     clock: &dyn Clock,
     stop: &CancellationToken,
 ) -> Result<Delivered, ServiceError> {
@@ -137,7 +159,7 @@ pub async fn deliver_due(
             break;
         }
         let now = clock.now();
-        let outcome = send_one(mailer, notifier, &claimed, now).await;
+        let outcome = send_one(mailer, notifier, pictures, &claimed, now).await;
         let id = claimed.row.id.clone();
         let attempts = claimed.row.attempts + 1;
         let naive_now = clock.now().naive_utc();
@@ -214,6 +236,7 @@ pub async fn deliver_due(
 async fn send_one(
     mailer: &Mailer,
     notifier: &Notifier,
+    pictures: &Pictures,
     claimed: &Claimed,
     now: DateTime<Utc>,
 ) -> Result<(), DeliveryError> {
@@ -261,8 +284,9 @@ async fn send_one(
         settings_url: notifier.settings_url(),
         unsubscribe_url: unsubscribe_url.clone(),
     };
+    let drawn = draw_boards(pictures, &notification, &row.id, notifier.host()).await;
     let rendered = notification
-        .render(&footer)
+        .render_with_pictures(&footer, &drawn)
         .map_err(|e| DeliveryError::Permanent(e.to_string()))?;
     let mail = OutgoingMail {
         id: row.id.clone(),
@@ -272,6 +296,61 @@ async fn send_one(
         unsubscribe_url,
     };
     mailer.send(&mail).await
+}
+
+/// The pictures of the boards `notification` shows, each distinct board drawn (or taken from
+/// the cache) once, all within [`PICTURES_TIMEOUT`]; a board left without one is logged and shown
+/// by its diagram.
+async fn draw_boards(
+    pictures: &Pictures,
+    notification: &Notification,
+    mail_id: &str,
+    host: &str,
+) -> BoardPictures {
+    let mut boards: Vec<&BoardImage> = Vec::new();
+    for board in notification.boards() {
+        if !boards.contains(&board) {
+            boards.push(board);
+        }
+    }
+    boards.truncate(MAX_PICTURES);
+    let deadline = tokio::time::Instant::now() + PICTURES_TIMEOUT;
+    let drawings = boards.iter().map(|board| async move {
+        let key = PictureKey::new(board.game, &board.position, &board.options, Format::Png)
+            .map_err(|e| format!("the position does not read: {e}"))?;
+        match tokio::time::timeout_at(deadline, pictures.get_waiting(&key)).await {
+            Ok(drawn) => drawn.map_err(|e| e.to_string()),
+            Err(_) => Err(format!("not drawn within {} s", PICTURES_TIMEOUT.as_secs())),
+        }
+    });
+    let mut drawn = BoardPictures::default();
+    for (board, picture) in boards.iter().zip(join_all(drawings).await) {
+        match picture {
+            Ok(picture) => {
+                // Named by the picture's tag, which is the same for every way of writing one
+                // position, so that two entries showing one board share one part; and by the
+                // mail, so that a Content-ID stays unique to its message as RFC 2045 asks.
+                let tag = picture.tag.trim_matches('"');
+                let tag = tag.get(..16).unwrap_or(tag);
+                let content_id = format!("board.{tag}.{mail_id}@{host}");
+                let image = InlineImage {
+                    content_id,
+                    content_type: Format::Png.content_type(),
+                    filename: format!("{}.png", board.game.id()),
+                    bytes: picture.bytes.clone(),
+                };
+                drawn.add((*board).clone(), image);
+            }
+            Err(reason) => tracing::warn!(
+                outbox_id = %mail_id,
+                game = board.game.id(),
+                position = %board.position,
+                reason,
+                "a board picture is left out of the mail"
+            ),
+        }
+    }
+    drawn
 }
 
 #[cfg(test)]

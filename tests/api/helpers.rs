@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use kuryr::auth::TokenKeys;
 use kuryr::auth::hasher::{Hasher, HasherSettings};
 use kuryr::auth::links::LinkSigner;
+use kuryr::board::pictures::{PictureSettings, Pictures};
 use kuryr::db::{self, Database, DatabaseUrl};
 use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
 use kuryr::service::effects::mail::Notifier;
@@ -206,12 +207,18 @@ async fn start_app(
     let tokens = TokenKeys::new(&secret, 24);
     let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
     let hasher = Hasher::start(hashing).expect("the hashing threads start");
+    let pictures = Pictures::start(PictureSettings {
+        cache_bytes: 8 << 20,
+        drawing: kuryr::pool::PoolSettings::with_threads(1),
+    })
+    .expect("the drawing thread starts");
     let state = web::Data::new(customize(AppState::new(
         db.clone(),
         hasher,
         tokens,
         clock.clone(),
         notifier,
+        pictures,
     )));
     let service = Rc::new(test::init_service(App::new().configure(configure(state.clone()))).await);
     let call: Call = Rc::new(move |request: TestRequest| {
@@ -466,10 +473,17 @@ impl TestApp {
     /// One round of the outbox worker, asked to stop by `stop`.
     pub async fn deliver_until(&self, mailer: &Mailer, stop: &CancellationToken) -> Delivered {
         self.settle().await;
-        let notifier = &self.state.notifier;
-        outbox::deliver_due(&self.db, mailer, notifier, &*self.clock, stop)
-            .await
-            .expect("the outbox delivers")
+        let state = &self.state;
+        outbox::deliver_due(
+            &self.db,
+            mailer,
+            &state.notifier,
+            &state.pictures,
+            &*self.clock,
+            stop,
+        )
+        .await
+        .expect("the outbox delivers")
     }
 
     /// One run of the scheduler, at the test clock's time.

@@ -20,6 +20,7 @@ mod idempotency;
 mod limits;
 mod lukaszewicz;
 mod mail;
+mod mail_pictures;
 mod notifications;
 mod openapi;
 mod outbox;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use mail_parser::{MessageParser, MimeHeaders};
+use mail_parser::{MessageParser, MimeHeaders, PartType};
 use mailin_embedded::{Handler, Response, Server, response};
 
 /// One message as the server accepted it.
@@ -418,6 +418,52 @@ impl ReceivedMail {
         }
     }
 
+    /// The message's MIME tree, depth first, as the parser reads it.
+    pub fn parts(&self) -> Vec<MimePart> {
+        let message = MessageParser::default()
+            .parse(self.raw.as_bytes())
+            .expect("a parseable message");
+        let mut parts = Vec::new();
+        let mut waiting = vec![(0usize, 0usize)];
+        while let Some((id, depth)) = waiting.pop() {
+            let part = &message.parts[id];
+            let content_type = part.content_type();
+            let disposition = part.content_disposition();
+            parts.push(MimePart {
+                depth,
+                content_type: content_type.map_or_else(String::new, |ct| {
+                    format!("{}/{}", ct.ctype(), ct.subtype().unwrap_or(""))
+                }),
+                related_type: content_type
+                    .and_then(|ct| ct.attribute("type"))
+                    .map(str::to_owned),
+                content_id: part.content_id().map(str::to_owned),
+                disposition: disposition.map(|d| d.ctype().to_owned()),
+                filename: disposition
+                    .and_then(|d| d.attribute("filename"))
+                    .map(str::to_owned),
+                body: part.contents().to_vec(),
+            });
+            if let PartType::Multipart(children) = &part.body {
+                waiting.extend(
+                    children
+                        .iter()
+                        .rev()
+                        .map(|child| (*child as usize, depth + 1)),
+                );
+            }
+        }
+        parts
+    }
+
+    /// The MIME tree drawn as an indented outline, one part a line.
+    pub fn mime_tree(&self) -> String {
+        self.parts()
+            .iter()
+            .map(|part| format!("{}{part}\n", "    ".repeat(part.depth)))
+            .collect()
+    }
+
     pub fn from_envelope(envelope: &Envelope) -> ReceivedMail {
         ReceivedMail {
             envelope_to: envelope.to.clone(),
@@ -440,5 +486,44 @@ impl ReceivedMail {
                 .eq_ignore_ascii_case(name)
                 .then(|| value.trim().to_owned())
         })
+    }
+}
+
+/// One part of a message, as a mail program reads it.
+#[derive(Debug, Clone)]
+pub struct MimePart {
+    pub depth: usize,
+    /// `type/subtype`.
+    pub content_type: String,
+    /// A `multipart/related`'s root type (RFC 2387).
+    pub related_type: Option<String>,
+    /// Without its angle brackets.
+    pub content_id: Option<String>,
+    /// `inline` or `attachment`.
+    pub disposition: Option<String>,
+    pub filename: Option<String>,
+    /// Decoded: the text, or the picture's bytes; empty for a multipart.
+    pub body: Vec<u8>,
+}
+
+impl std::fmt::Display for MimePart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.content_type)?;
+        if let Some(root) = &self.related_type {
+            write!(f, "; type=\"{root}\"")?;
+        }
+        if let Some(id) = &self.content_id {
+            write!(f, ", Content-ID <{id}>")?;
+        }
+        if let Some(disposition) = &self.disposition {
+            write!(f, ", {disposition}")?;
+        }
+        if let Some(name) = &self.filename {
+            write!(f, " ({name})")?;
+        }
+        if !self.content_type.starts_with("multipart/") {
+            write!(f, ", {} bytes", self.body.len())?;
+        }
+        Ok(())
     }
 }

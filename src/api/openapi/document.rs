@@ -284,6 +284,12 @@ fn responses() -> Value {
         "RateLimit-Policy": { "schema": { "type": "string" }, "example": "\"login-failures-per-account\";q=5;w=900" },
         "RateLimit": { "schema": { "type": "string" }, "example": "\"login-failures-per-account\";r=0;t=180" },
     });
+    let mut unavailable = problem(
+        "The database does not answer (type `unavailable`), or the server holds as many \
+         connections or event streams as it may (type `at-capacity`, with `Retry-After`: send \
+         the request again after that many seconds).",
+    );
+    unavailable["headers"] = json!({ "Retry-After": retry_after() });
     let mut busy = problem(
         "Every password hashing thread is busy and the queue behind them is full: the request \
          was refused at once, before waiting, and changed nothing. Type `busy`; send it again \
@@ -328,7 +334,7 @@ fn responses() -> Value {
         "RequestTimeout": timeout,
         "TooManyRequests": too_many,
         "Internal": problem("Something stored cannot be read (a game's options or time control, a user's notification settings): the server says so instead of quietly using defaults, and writes nothing on top of it. The cause is logged. Type `internal`."),
-        "Unavailable": problem("The database does not answer. Type `unavailable`."),
+        "Unavailable": unavailable,
         "Busy": busy,
         "WebhookReceived": { "description": "Delivered; the body is not read." },
         "WebhookGone": { "description": "The endpoint is gone for good; the webhook is disabled at once and its owner mailed." },
@@ -1185,14 +1191,15 @@ fn declare_needs(paths: &mut Value) {
 }
 
 /// The answers that carry an `ETag` (`api::http_cache`), by operation.
-const CACHED: [&str; 7] = [
-    "getGame",
-    "listGames",
-    "getMoves",
-    "getGameBoardSvg",
-    "getGameBoardPng",
-    "boardSvg",
-    "boardPng",
+/// The answers that carry a tag, with the `Cache-Control` header (a component) each one sends.
+const CACHED: [(&str, &str); 7] = [
+    ("getGame", "CacheControl"),
+    ("listGames", "CacheControl"),
+    ("getMoves", "CacheControl"),
+    ("getGameBoardSvg", "GamePictureCacheControl"),
+    ("getGameBoardPng", "GamePictureCacheControl"),
+    ("boardSvg", "PictureCacheControl"),
+    ("boardPng", "PictureCacheControl"),
 ];
 
 /// The validators of cached answers, and the `Link` header of every listing (`api::paging`):
@@ -1200,12 +1207,20 @@ const CACHED: [&str; 7] = [
 fn describe_caching_and_pages(doc: &mut Value) {
     doc["components"]["headers"] = json!({
         "ETag": {
-            "description": "A strong tag of the exact body (a hash of its bytes), for `If-None-Match`.",
+            "description": "A strong tag of the answer, for `If-None-Match`: a hash of its exact bytes, or for a board picture of what it shows (so that a revalidation costs no drawing).",
             "schema": { "type": "string", "pattern": "^\"[0-9a-f]{32}\"$" },
         },
         "CacheControl": {
             "description": "`private, no-cache`: the answer is the caller's; keep it, but ask again with its tag before using it.",
             "schema": { "type": "string", "const": "private, no-cache" },
+        },
+        "GamePictureCacheControl": {
+            "description": "`public, no-cache`: a game's board changes as it moves; anyone may keep it, asking again with its tag before using it.",
+            "schema": { "type": "string", "const": "public, no-cache" },
+        },
+        "PictureCacheControl": {
+            "description": "`public, max-age=31536000, immutable`: a picture named by its position never changes.",
+            "schema": { "type": "string", "const": "public, max-age=31536000, immutable" },
         },
         "Link": {
             "description": "RFC 8288 links to other pages of the listing, with the request's other query parameters: `rel=\"first\"` and `rel=\"last\"` always, `rel=\"prev\"` and `rel=\"next\"` where they exist, e.g. `</api/v1/games?status=all&page=3&per_page=20>; rel=\"next\"`.",
@@ -1218,13 +1233,19 @@ fn describe_caching_and_pages(doc: &mut Value) {
         "description": "Tags of answers the client holds (`\"…\"`, `W/\"…\"`, comma-separated) or `*`: when one matches the answer's `ETag` (weak comparison), the answer is 304 without a body.",
         "schema": { "type": "string" },
     });
-    doc["components"]["responses"]["NotModified"] = json!({
-        "description": "The answer is the one whose tag was sent in `If-None-Match`: use the copy you hold.",
-        "headers": {
-            "ETag": { "$ref": "#/components/headers/ETag" },
-            "Cache-Control": { "$ref": "#/components/headers/CacheControl" },
-        },
-    });
+    let not_modified = |cache_control: &str| {
+        json!({
+            "description": "The answer is the one whose tag was sent in `If-None-Match`: use the copy you hold.",
+            "headers": {
+                "ETag": { "$ref": "#/components/headers/ETag" },
+                "Cache-Control": { "$ref": format!("#/components/headers/{cache_control}") },
+            },
+        })
+    };
+    doc["components"]["responses"]["NotModified"] = not_modified("CacheControl");
+    doc["components"]["responses"]["PictureNotModified"] = not_modified("PictureCacheControl");
+    doc["components"]["responses"]["GamePictureNotModified"] =
+        not_modified("GamePictureCacheControl");
     for item in doc["paths"].as_object_mut().expect("paths").values_mut() {
         for operation in item.as_object_mut().expect("path item").values_mut() {
             let id = operation["operationId"]
@@ -1240,11 +1261,12 @@ fn describe_caching_and_pages(doc: &mut Value) {
             if page {
                 ok["headers"]["Link"] = json!({ "$ref": "#/components/headers/Link" });
             }
-            if CACHED.contains(&id.as_str()) {
+            if let Some((_, cache_control)) = CACHED.iter().find(|(cached, _)| *cached == id) {
                 ok["headers"]["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
                 ok["headers"]["Cache-Control"] =
-                    json!({ "$ref": "#/components/headers/CacheControl" });
-                operation["responses"]["304"] = response_ref("NotModified");
+                    json!({ "$ref": format!("#/components/headers/{cache_control}") });
+                let not_modified = cache_control.replace("CacheControl", "NotModified");
+                operation["responses"]["304"] = response_ref(&not_modified);
                 let parameters = operation
                     .as_object_mut()
                     .expect("an operation")

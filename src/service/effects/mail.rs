@@ -20,14 +20,20 @@ use crate::service::model::users::Recipient;
 #[derive(Clone)]
 pub struct Notifier {
     base: String,
+    host: String,
     pub links: LinkSigner,
 }
 
 impl Notifier {
     /// `public_url` is the address people reach the server at (`KURYR_PUBLIC_URL`).
     pub fn new(public_url: &str, links: LinkSigner) -> Notifier {
+        let host = url::Url::parse(public_url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_owned))
+            .unwrap_or_else(|| "localhost".to_owned());
         Notifier {
             base: public_url.trim_end_matches('/').to_owned(),
+            host,
             links,
         }
     }
@@ -57,23 +63,10 @@ impl Notifier {
         self.url("/settings")
     }
 
-    /// A picture (PNG) of `position`, from the public stateless board endpoint: a mail reader
-    /// loads it without signing in.
-    pub fn board_image_url(
-        &self,
-        game: GameKind,
-        position: &str,
-        options: &serde_json::Value,
-    ) -> String {
-        let mut query = vec![("position", position.to_owned())];
-        if options
-            .as_object()
-            .is_some_and(|options| !options.is_empty())
-        {
-            query.push(("options", options.to_string()));
-        }
-        let query = serde_html_form::to_string(&query).unwrap_or_default();
-        self.url(&format!("/api/v1/rules/{}/board.png?{query}", game.id()))
+    /// The host people reach the server at: the right-hand side of the `Content-ID`s of the
+    /// pictures in its mails, as of their Message-IDs.
+    pub fn host(&self) -> &str {
+        &self.host
     }
 
     pub fn link(
@@ -134,7 +127,11 @@ impl TurnEvent {
                 .deadline_at
                 .map(|deadline| clock::format_deadline(deadline.and_utc(), zone)),
             legal_moves: position.map_or(0, |p| p.legal_moves().len() as u32),
-            board_image: Some(notifier.board_image_url(self.game, &self.position, &self.options)),
+            board_image: Some(mail::BoardImage {
+                game: self.game,
+                position: self.position.clone(),
+                options: self.options.clone(),
+            }),
             game_url: notifier.game_url(&self.game_id),
         })
     }
@@ -259,6 +256,23 @@ impl<'a> GameForMail<'a> {
         u32::try_from(self.game.ply).unwrap_or(0) + 1
     }
 
+    /// The position as a text diagram; none if it does not read (then the picture is left out
+    /// too, when the mail is sent).
+    fn diagram(&self) -> Option<String> {
+        self.game
+            .load_position()
+            .ok()
+            .map(|position| position.diagram())
+    }
+
+    fn board_image(&self) -> mail::BoardImage {
+        mail::BoardImage {
+            game: self.game.kind,
+            position: self.game.position.clone(),
+            options: self.game.options.clone(),
+        }
+    }
+
     fn deadline_for(&self, to: &Recipient) -> Option<String> {
         self.game
             .deadline_at
@@ -343,6 +357,8 @@ impl<'a> GameForMail<'a> {
             move_number: self.move_number(),
             deadline: clock::format_deadline(deadline, to.zone()),
             time_left: clock::format_time_left(deadline - now),
+            board: self.diagram(),
+            board_image: Some(self.board_image()),
             game_url: self.notifier.game_url(&self.game.id),
         }))
     }
@@ -353,6 +369,8 @@ impl<'a> GameForMail<'a> {
             opponent: self.opponent_of(&to.id),
             move_number: self.move_number(),
             deadline: self.deadline_for(to),
+            board: self.diagram(),
+            board_image: Some(self.board_image()),
             game_url: self.notifier.game_url(&self.game.id),
         }
     }
