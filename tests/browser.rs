@@ -321,8 +321,11 @@ async fn the_whole_flow(site: &Site, driver: &Driver, javascript: bool) {
         camera.shoot(&client, &format!("{person}-signed-up")).await;
 
         // The confirmation link from the mail file, opened in the same browser.
+        // Its page only asks (mail scanners open links); its button confirms.
         let link = confirmation_link(site, &email);
         client.goto(&link).await.unwrap();
+        camera.shoot(&client, &format!("{person}-confirm")).await;
+        click(&client, "form button[type=submit]").await;
         let confirmed = text_of(&client, "body").await;
         assert!(
             confirmed.contains(&format!("is confirmed for {username}")),
@@ -371,6 +374,11 @@ async fn the_whole_flow(site: &Site, driver: &Driver, javascript: bool) {
         fill(&client, "password", PASSWORD).await;
         click(&client, "main form button[type=submit]").await;
         assert_eq!(path_of(&client).await, "/settings", "{run}: signed in");
+        // The sign-ins so far: at sign-up, and now, this browser's.
+        let sessions = text_of(&client, "#sessions .sign-ins").await;
+        assert!(sessions.contains("this browser"), "{run}: {sessions}");
+        assert!(sessions.contains("ended"), "{run}: {sessions}");
+        assert!(sessions.contains("127.0.0.1"), "{run}: {sessions}");
 
         // The time zone, changed and saved.
         assert_eq!(text_of(&client, "#current-zone").await, "UTC");

@@ -251,7 +251,21 @@ fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
     );
     assert_eq!(status, 200);
     let token = login["access_token"].as_str().unwrap();
+    // The link's page only asks; its button confirms.
     assert_eq!(http(server.port, "GET", path, None, None).0, 200);
+    let (_, me) = http(server.port, "GET", "/api/v1/me", Some(token), None);
+    assert_eq!(me["email_confirmed"], false, "{me}");
+    let form = path.split_once('?').unwrap().1;
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        stream,
+        "POST /confirm-email HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
+        form.len()
+    )
+    .unwrap();
+    let mut page = String::new();
+    stream.read_to_string(&mut page).unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     let (_, me) = http(server.port, "GET", "/api/v1/me", Some(token), None);
     assert_eq!(me["email_confirmed"], true, "{me}");
 }
@@ -457,4 +471,44 @@ mod modes {
         // Nothing was put into the data folder, so there is none.
         assert!(!dir.path().join("data").exists());
     }
+}
+
+/// An address stored before the address check was what it is now, and that no mail can be sent
+/// to, is named at start, one log line per account, and left as it is.
+#[test]
+fn stored_addresses_no_mail_can_reach_are_reported_at_start_and_kept() {
+    use diesel::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    {
+        let server = serve(&data);
+        register_alice(server.port);
+    }
+    let database = data.join("kuryr.sqlite3");
+    let bad = "=?utf-8?q?x=0D=0ABcc=3Aeve?=@example.org";
+    let mut conn = SqliteConnection::establish(database.to_str().unwrap()).unwrap();
+    diesel::sql_query("UPDATE users SET email = ? WHERE username = 'alice'")
+        .bind::<diesel::sql_types::Text, _>(bad)
+        .execute(&mut conn)
+        .unwrap();
+    drop(conn);
+    let server = serve(&data);
+    let reported: Vec<&String> = server
+        .startup_log
+        .iter()
+        .filter(|line| line.contains("no mail can be sent to"))
+        .collect();
+    assert_eq!(reported.len(), 1, "{:#?}", server.startup_log);
+    assert!(reported[0].contains("alice") && reported[0].contains("encoded word"));
+    drop(server);
+    let mut conn = SqliteConnection::establish(database.to_str().unwrap()).unwrap();
+    #[derive(QueryableByName)]
+    struct Email {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        email: String,
+    }
+    let kept: Email = diesel::sql_query("SELECT email FROM users WHERE username = 'alice'")
+        .get_result(&mut conn)
+        .unwrap();
+    assert_eq!(kept.email, bad);
 }

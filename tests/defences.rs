@@ -546,3 +546,79 @@ fn past_the_server_s_caps_connections_and_streams_get_503_while_health_and_mail_
         "{log:?}"
     );
 }
+
+/// One raw request on a fresh connection, read until the server closes it.
+fn raw(port: u16, method: &str, path: &str) -> String {
+    let mut stream = connect_from(Ipv4Addr::LOCALHOST, port);
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: kuryr\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    read_until_closed(&mut stream)
+}
+
+/// The status line and the headers that describe the body, as a GET and a HEAD both answer.
+fn head_of(answer: &str) -> (String, Vec<String>) {
+    let (head, _) = answer.split_once("\r\n\r\n").expect("a whole head");
+    let mut lines = head.lines();
+    let status = lines.next().unwrap_or_default().to_owned();
+    let mut kept: Vec<String> = lines
+        .map(str::to_ascii_lowercase)
+        .filter(|line| {
+            [
+                "content-type:",
+                "content-length:",
+                "etag:",
+                "cache-control:",
+                "allow:",
+            ]
+            .iter()
+            .any(|name| line.starts_with(name))
+        })
+        .collect();
+    kept.sort();
+    (status, kept)
+}
+
+/// RFC 9110 §9.3.2: wherever GET is answered, HEAD is too, with the same status and headers
+/// and no body: the API, its description, pictures, pages, their static files, and what is
+/// missing.
+#[test]
+fn head_is_answered_wherever_get_is_without_a_body() {
+    let data = tempfile::tempdir().unwrap();
+    let server = serve(data.path(), &[]);
+    let paths = [
+        "/healthz",
+        "/readyz",
+        "/api/v1/openapi.yaml",
+        "/api/v1/games/kinds",
+        "/api/v1/rules/nubulus/board.png?position=w%20B1%20(B6)",
+        "/api/v1/rules/nubulus/board.svg?position=w%20B1%20(B6)",
+        "/",
+        "/signin",
+        "/static/kuryr.css",
+        "/api/v1/users/nobody",
+        "/api/v1/games/nosuchgame/board.svg",
+    ];
+    for path in paths {
+        let get = raw(server.port, "GET", path);
+        let head = raw(server.port, "HEAD", path);
+        assert!(!get.starts_with("HTTP/1.1 405"), "{path}: {get}");
+        assert_eq!(head_of(&head), head_of(&get), "{path}");
+        let (_, body) = head.split_once("\r\n\r\n").unwrap();
+        assert!(
+            body.is_empty(),
+            "{path}: HEAD sent a body of {} bytes",
+            body.len()
+        );
+    }
+    // A resource that takes only POST still refuses HEAD, and says what it allows.
+    let refused = raw(server.port, "HEAD", "/api/v1/auth/login");
+    assert!(refused.starts_with("HTTP/1.1 405"), "{refused}");
+    let options = raw(server.port, "OPTIONS", "/api/v1/games/kinds");
+    assert!(
+        options.to_ascii_lowercase().contains("allow: get, head"),
+        "{options}"
+    );
+}

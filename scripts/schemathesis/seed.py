@@ -214,10 +214,16 @@ def config(seed, fixed_ids):
         "replayRecord": "422",      # invalid-record
         "cheversiScore": "422",     # invalid-position
         "createChallenge": "422",   # validation-failed: no user of that name
+        "updateMe": "422",          # an address with more than 64 characters before the `@`
+                                    # (a pattern saying so needs a lookahead, which generators
+                                    # cannot follow)
         "createWebhook": "422",     # webhook-address-refused: the host does not resolve
         "updateWebhook": "422",     # webhook-address-refused
         "resetPassword": "422",     # validation-failed: the token is not one the server signed
         "confirmEmailPage": "400",  # the page of a link that is invalid, expired or used
+        "confirmEmail": "400",      # its button, for such a link
+        "undoEmailChangePage": "400",
+        "undoEmailChange": "400",
         "resetPasswordPage": "400",
         "resetPasswordForm": "400",
         "unsubscribePage": "400",

@@ -2,7 +2,7 @@
 
 use actix_web::{HttpResponse, web};
 use chrono::DateTime;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::api::responses::*;
@@ -14,10 +14,14 @@ use crate::auth::{AuthUser, Caller, Credential};
 use crate::http::AppState;
 use crate::http::ClientAddress;
 use crate::http::problem::ApiError;
-use crate::service::accounts::{self, AccountChanges, LoginRequest, NewAccount, PasswordChange};
+use crate::service::accounts::{
+    self, AccountChanges, LoginRequest, NewAccount, PasswordChange, SignedIn,
+};
+use crate::service::model::account::Origin;
 use crate::service::model::notification::{Settings, SettingsChange};
 use crate::service::vacations::VacationAction;
-use crate::service::{addresses, notification_settings, vacations};
+use crate::service::views::{CredentialsReview, SessionView};
+use crate::service::{addresses, credentials, notification_settings, vacations};
 
 /// A new account.
 #[derive(Deserialize, ToSchema)]
@@ -28,9 +32,11 @@ pub struct RegisterBody {
     /// regardless of case.
     #[schema(value_type = String, pattern = "^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$", examples("alice"))]
     username: Text,
-    /// Unique regardless of case; the account's mail goes there once it is confirmed. Printable
-    /// ASCII, one `@`, at most 64 characters before it, a dotted domain after it.
-    #[schema(value_type = String, max_length = 254, pattern = r"^[!-?A-~]{1,64}@[!-,/-?A-~][!-\-/-?A-~]*(\.[!-,/-?A-~][!-\-/-?A-~]*)+$", examples("alice@example.org"))]
+    /// Unique regardless of case; the account's mail goes there once it is confirmed. Plain
+    /// ASCII: a name of at most 64 letters, digits and `!#$%&'*+/=^_`{|}~-` with single dots,
+    /// `@`, a host name with a dot (labels of letters, digits and inner hyphens, at most 63
+    /// each).
+    #[schema(value_type = String, max_length = 254, pattern = r"^[A-Za-z0-9!#$%&'*+/=^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$", examples("alice@example.org"))]
     email: Text,
     #[schema(value_type = String, min_length = 8, max_length = 256)]
     password: Text,
@@ -81,16 +87,19 @@ pub struct LoginBody {
     password: Text,
 }
 
-fn token_view(state: &AppState, token: String) -> TokenView {
+fn token_view(state: &AppState, signed_in: SignedIn) -> TokenView {
     TokenView {
-        access_token: token,
+        access_token: signed_in.token,
         token_type: "Bearer",
         expires_in: state.tokens.ttl.num_seconds(),
+        credentials_to_review: signed_in.review,
     }
 }
 
 /// Checks the credentials; failures count against the client address and the account it
-/// tried (see `Limits::check_login`), successes do not.
+/// tried (see `Limits::check_login`), successes do not. The sign-in is recorded with the client
+/// address and `User-Agent` (`GET /api/v1/me/sessions`). After a password change or reset, the
+/// answer lists the personal tokens and webhooks to review.
 #[utoipa::path(post, path = "/api/v1/auth/login", tag = "accounts", operation_id = "login",
     summary = "Exchange a username (or email) and password for an access token.",
     security((), ("bearer" = [])),
@@ -101,16 +110,16 @@ fn token_view(state: &AppState, token: String) -> TokenView {
     ))]
 pub async fn login(
     state: web::Data<AppState>,
-    client: ClientAddress,
+    from: Origin,
     body: web::Json<LoginBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let token = accounts::sign_in(
         state.accounts(),
-        client.0,
         LoginRequest {
             login: body.username.into(),
             password: body.password.into(),
+            from,
         },
         state.clock.now(),
     )
@@ -155,6 +164,84 @@ pub async fn logout_everywhere(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// The account's recent sign-ins, newest first (at most 20), each with whether its session still
+/// holds. `POST /api/v1/auth/logout-everywhere` ends them all.
+#[utoipa::path(get, path = "/api/v1/me/sessions", tag = "accounts", operation_id = "listSessions",
+    security(("bearer" = [])),
+    responses((status = 200, description = "The sign-ins.", body = Vec<SessionView>),
+        (status = 403, response = Forbidden)))]
+pub async fn sessions(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let current = caller
+        .credential
+        .login_session()
+        .map(|session| session.id.clone());
+    let sessions = credentials::sessions(&state.db, user.id, current, state.clock.now()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header(("Cache-Control", "no-store"))
+        .json(sessions))
+}
+
+/// The personal tokens and webhooks to review after a password change or reset (the login
+/// answer carries the same); `204` when no review waits.
+#[utoipa::path(get, path = "/api/v1/me/credentials-review", tag = "accounts", operation_id = "getCredentialsReview",
+    security(("bearer" = [])),
+    responses((status = 200, description = "What outlived the password.", body = CredentialsReview),
+        (status = 204, description = "No review waits."),
+        (status = 403, response = Forbidden)))]
+pub async fn credentials_review(
+    state: web::Data<AppState>,
+    user: AuthUser,
+) -> Result<HttpResponse, ApiError> {
+    Ok(match credentials::review(&state.db, user.id).await? {
+        Some(review) => HttpResponse::Ok()
+            .insert_header(("Cache-Control", "no-store"))
+            .json(review),
+        None => HttpResponse::NoContent().finish(),
+    })
+}
+
+/// How a review ends.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(as = CredentialsReviewDecision)]
+pub struct ReviewBody {
+    /// True revokes every personal token of the account and deletes every webhook; false keeps
+    /// them. Either way the next sign-in no longer asks.
+    revoke_all: bool,
+}
+
+/// What a review did.
+#[derive(Serialize, ToSchema)]
+#[schema(as = CredentialsReviewSettled)]
+pub struct ReviewSettledView {
+    personal_tokens_revoked: usize,
+    webhooks_deleted: usize,
+}
+
+/// Keeps, or revokes all at once, the account's personal tokens and webhooks. Revoking all
+/// works whether or not a review waits.
+#[utoipa::path(post, path = "/api/v1/me/credentials-review", tag = "accounts", operation_id = "settleCredentialsReview",
+    security(("bearer" = [])),
+    request_body = ReviewBody,
+    responses((status = 200, description = "Done.", body = ReviewSettledView),
+        (status = 403, response = Forbidden),
+        (status = 422, response = Unprocessable)))]
+pub async fn settle_credentials_review(
+    state: web::Data<AppState>,
+    user: AuthUser,
+    body: web::Json<ReviewBody>,
+) -> Result<HttpResponse, ApiError> {
+    let settled = credentials::settle_review(&state.db, user.id, body.revoke_all).await?;
+    Ok(HttpResponse::Ok().json(ReviewSettledView {
+        personal_tokens_revoked: settled.personal_tokens_revoked,
+        webhooks_deleted: settled.webhooks_deleted,
+    }))
+}
+
 /// The caller's account.
 #[utoipa::path(get, path = "/api/v1/me", tag = "accounts", operation_id = "getMe",
     security(("bearer" = [])),
@@ -174,9 +261,12 @@ pub async fn me(state: web::Data<AppState>, user: AuthUser) -> Result<HttpRespon
 pub struct UpdateMeBody {
     #[schema(value_type = Option<String>, pattern = "^[A-Za-z0-9][A-Za-z0-9_-]{2,31}$")]
     username: Option<Text>,
-    /// Must be confirmed again: a confirmation mail goes to it, and no other mail goes
-    /// anywhere until its link is followed.
-    #[schema(value_type = Option<String>, max_length = 254, pattern = r"^[!-?A-~]{1,64}@[!-,/-?A-~][!-\-/-?A-~]*(\.[!-,/-?A-~][!-\-/-?A-~]*)+$")]
+    /// Needs `current_password`. A confirmation mail goes to it. While the account's address is
+    /// confirmed, that address stays the account's, and is told of the change with a link that
+    /// undoes it, until the new one is confirmed (`pending_email` meanwhile); an address never
+    /// confirmed is replaced at once. The account's own address, sent back, calls off a change
+    /// that waits. Written as at registration.
+    #[schema(value_type = Option<String>, max_length = 254, pattern = r"^[A-Za-z0-9!#$%&'*+/=^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")]
     email: Option<Text>,
     /// When true, the server plays the caller's move itself whenever exactly one legal move
     /// exists (a turn the dice leave without any playable move is always played by the server,
@@ -186,6 +276,10 @@ pub struct UpdateMeBody {
     /// digest hour follow it.
     #[schema(value_type = Option<String>, examples("Europe/Paris"))]
     time_zone: Option<Text>,
+    /// The account's password: needed, and checked, when `email` changes the address. A wrong
+    /// one counts as a failed login.
+    #[schema(value_type = Option<String>)]
+    current_password: Option<Text>,
 }
 
 /// Changes the caller's username, email, time zone or settings.
@@ -194,8 +288,10 @@ pub struct UpdateMeBody {
     request_body = UpdateMeBody,
     responses(
         (status = 200, description = "The updated account.", body = AccountView),
+        (status = 403, response = Forbidden),
         (status = 409, response = Conflict),
         (status = 422, response = Unprocessable),
+        (status = 503, response = Busy),
     ))]
 
 pub async fn update_me(
@@ -215,6 +311,7 @@ pub async fn update_me(
         email: body.email.map(String::from),
         play_forced_moves: body.play_forced_moves,
         time_zone: body.time_zone.map(String::from),
+        current_password: body.current_password.map(String::from),
     };
     let account = accounts::update(
         state.accounts(),
@@ -238,8 +335,9 @@ pub struct ChangePasswordBody {
     new_password: Text,
 }
 
-/// Changes the caller's password. Every token issued before stops working; the answer carries
-/// a fresh one.
+/// Changes the caller's password. Every login token issued before stops working; the answer
+/// carries a fresh one, and the personal tokens and webhooks to review. A wrong current password
+/// counts as a failed login.
 #[utoipa::path(post, path = "/api/v1/me/password", tag = "accounts", operation_id = "changePassword",
     security(("bearer" = [])),
     request_body = ChangePasswordBody,
@@ -254,11 +352,13 @@ pub struct ChangePasswordBody {
 pub async fn change_password(
     state: web::Data<AppState>,
     user: AuthUser,
+    from: Origin,
     body: web::Json<ChangePasswordBody>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let token = accounts::change_password(
         state.accounts(),
+        from,
         user.id,
         PasswordChange {
             current: body.current_password.into(),

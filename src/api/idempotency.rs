@@ -90,7 +90,7 @@ async fn prepare(
         })?;
     let body = read_body(req).await?;
     let owner = match req.extensions().get::<Caller>() {
-        Some(caller) => KeyOwner::User(caller.id.clone()),
+        Some(caller) => KeyOwner::of(&caller.id, &caller.credential),
         None => KeyOwner::Anonymous,
     };
     let keyed = KeyedRequest::new(

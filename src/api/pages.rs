@@ -1,9 +1,10 @@
 //! The few pages a person opens from a mail, without an API client: confirming an address,
-//! setting a new password, unsubscribing. Plain HTML from one template, answered in HTML even on
-//! error, since a browser shows them.
+//! undoing a change of address, setting a new password, unsubscribing. Plain HTML from one
+//! template, answered in HTML even on error, since a browser shows them.
 //!
-//! Unsubscribing takes a POST: RFC 8058's one-click POST from the mail client, or the button on
-//! the page a GET shows. A GET alone changes nothing, because mail scanners follow links.
+//! A GET alone changes nothing, because the gateways that scan mail for bad links follow them:
+//! it shows a page whose button POSTs. Unsubscribing also takes RFC 8058's one-click POST from
+//! the mail client.
 //!
 //! Every answer on these paths, page or problem, whatever its status, carries
 //! [`security_headers`]: the URLs hold tokens that confirm an address or set a password, so the
@@ -30,7 +31,12 @@ use crate::service::addresses;
 use crate::service::model::account::PASSWORD_MIN_CHARS;
 
 /// The paths of the pages, which [`security_headers`] wrap.
-pub const PATHS: [&str; 3] = ["/confirm-email", "/reset-password", "/unsubscribe"];
+pub const PATHS: [&str; 4] = [
+    "/confirm-email",
+    "/undo-email-change",
+    "/reset-password",
+    "/unsubscribe",
+];
 
 const PAGE_TEMPLATE: &str = include_str!("templates/page.html");
 
@@ -176,16 +182,82 @@ pub struct TokenQuery {
     token: Text,
 }
 
-/// The page the confirmation mail links to; following it confirms the address.
+/// A link's page before anything is done: its button, or why the link no longer works.
+fn button_page(
+    state: &AppState,
+    purpose: LinkPurpose,
+    token: &str,
+    (title, message): (&str, &str),
+) -> HttpResponse {
+    if state
+        .notifier
+        .links
+        .verify(purpose, token, state.clock.now())
+        .is_none()
+    {
+        return problem_page(
+            "Link expired",
+            ApiError::validation(
+                "token",
+                "this link is invalid or expired; ask for a new one",
+            ),
+        );
+    }
+    let form = match purpose {
+        LinkPurpose::UndoEmailChange => "undo",
+        _ => "confirm",
+    };
+    Page {
+        status: StatusCode::OK,
+        title,
+        message: message.to_owned(),
+        form: Some(form),
+        token: Some(token),
+        link: None,
+    }
+    .render()
+}
+
+/// The page the confirmation mail links to, with the button that confirms the address.
 #[utoipa::path(get, path = "/confirm-email", tag = "pages", operation_id = "confirmEmailPage",
     security((), ("bearer" = [])),
     params(TokenQuery),
     responses((status = 200, response = HtmlPage), (status = 400, response = PageProblem)))]
-pub async fn confirm_email(
+pub async fn confirm_form(
     state: web::Data<AppState>,
     query: web::Query<TokenQuery>,
 ) -> HttpResponse {
-    let token = query.into_inner().token.into();
+    let token: String = query.into_inner().token.into();
+    button_page(
+        &state,
+        LinkPurpose::VerifyEmail,
+        &token,
+        (
+            "Confirm your address",
+            "Confirm this address for your Kuryr account: Kuryr will mail you there when it is your move.",
+        ),
+    )
+}
+
+/// The form of a link's page: the token of the link.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = LinkForm)]
+pub struct TokenForm {
+    #[schema(value_type = String)]
+    token: Text,
+}
+
+/// The confirmation page's button: the address becomes the account's confirmed one.
+#[utoipa::path(post, path = "/confirm-email", tag = "pages", operation_id = "confirmEmail",
+    security((), ("bearer" = [])),
+    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, response = HtmlPage),
+        (status = 400, response = PageProblem),
+        (status = 503, response = BusyPage),
+    ))]
+pub async fn confirm_email(state: web::Data<AppState>, form: web::Form<TokenForm>) -> HttpResponse {
+    let token = form.into_inner().token.into();
     match addresses::confirm(&state.db, &state.notifier.links, token, state.clock.now()).await {
         Ok(user) => Page {
             status: StatusCode::OK,
@@ -200,6 +272,57 @@ pub async fn confirm_email(
         }
         .render(),
         Err(error) => problem_page("Address not confirmed", error),
+    }
+}
+
+/// The page the notice of an address change links to, with the button that undoes it.
+#[utoipa::path(get, path = "/undo-email-change", tag = "pages", operation_id = "undoEmailChangePage",
+    security((), ("bearer" = [])),
+    params(TokenQuery),
+    responses((status = 200, response = HtmlPage), (status = 400, response = PageProblem)))]
+pub async fn undo_form(state: web::Data<AppState>, query: web::Query<TokenQuery>) -> HttpResponse {
+    let token: String = query.into_inner().token.into();
+    button_page(
+        &state,
+        LinkPurpose::UndoEmailChange,
+        &token,
+        (
+            "Undo the change of address",
+            "This gives your account back the address this mail came to, and signs out every session of the account, on every device. Then choose a new password if someone else may know it.",
+        ),
+    )
+}
+
+/// The undo page's button: the account gets its old address back, every session ends, and the
+/// next sign-in shows the personal tokens and webhooks to review.
+#[utoipa::path(post, path = "/undo-email-change", tag = "pages", operation_id = "undoEmailChange",
+    security((), ("bearer" = [])),
+    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
+    responses(
+        (status = 200, response = HtmlPage),
+        (status = 400, response = PageProblem),
+        (status = 503, response = BusyPage),
+    ))]
+pub async fn undo_email_change(
+    state: web::Data<AppState>,
+    form: web::Form<TokenForm>,
+) -> HttpResponse {
+    let token = form.into_inner().token.into();
+    let links = &state.notifier.links;
+    match addresses::undo_email_change(&state.db, links, token, state.clock.now()).await {
+        Ok(user) => Page {
+            status: StatusCode::OK,
+            title: "Change undone",
+            message: format!(
+                "{} is the address of {} again, and every session of the account is signed out. If someone else may know the password, choose a new one now: the reset link goes to this address.",
+                user.email, user.username
+            ),
+            form: None,
+            token: None,
+            link: Some(("/forgot-password", "Choose a new password")),
+        }
+        .render(),
+        Err(error) => problem_page("Change not undone", error),
     }
 }
 
@@ -358,7 +481,13 @@ mod tests {
 
     #[test]
     fn every_page_renders_and_escapes_what_it_shows() {
-        for form in [None, Some("reset"), Some("unsubscribe")] {
+        for form in [
+            None,
+            Some("reset"),
+            Some("unsubscribe"),
+            Some("confirm"),
+            Some("undo"),
+        ] {
             for status in [StatusCode::OK, StatusCode::BAD_REQUEST] {
                 let page = Page {
                     status,

@@ -67,7 +67,7 @@ macro_rules! endpoint {
         Endpoint {
             method: Method::$method,
             path: $path,
-            route: || web::method(Method::$method).to($handler),
+            route: || answering(Method::$method).to($handler),
             needs: $needs,
             session: $session,
             creates: false,
@@ -75,6 +75,17 @@ macro_rules! endpoint {
             costly: false,
         }
     };
+}
+
+/// A route for `method`; one for `GET` answers `HEAD` too (RFC 9110 §9.3.2: the same status and
+/// headers, and actix sends no body).
+fn answering(method: Method) -> Route {
+    if method == Method::GET {
+        web::route()
+            .guard(actix_web::guard::Any(actix_web::guard::Get()).or(actix_web::guard::Head()))
+    } else {
+        web::method(method)
+    }
 }
 
 const fn scope(scope: Scope) -> Needs {
@@ -108,6 +119,9 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(GET "/api/v1/me" => accounts::me, scope(AccountRead)),
         endpoint!(PATCH "/api/v1/me" => accounts::update_me, scope(AccountWrite)),
         endpoint!(POST "/api/v1/me/password" => accounts::change_password, Needs::Login),
+        endpoint!(GET "/api/v1/me/sessions" => accounts::sessions, Needs::Login),
+        endpoint!(GET "/api/v1/me/credentials-review" => accounts::credentials_review, Needs::Login),
+        endpoint!(POST "/api/v1/me/credentials-review" => accounts::settle_credentials_review, Needs::Login),
         endpoint!(POST "/api/v1/me/email/confirmation" => accounts::resend_confirmation, scope(AccountWrite)),
         endpoint!(GET "/api/v1/me/notifications" => accounts::notification_settings, scope(AccountRead)),
         endpoint!(PATCH "/api/v1/me/notifications" => accounts::update_notification_settings, scope(AccountWrite)),
@@ -116,7 +130,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(DELETE "/api/v1/me/vacation" => accounts::end_vacation, scope(AccountWrite)),
         endpoint!(POST "/api/v1/auth/password-reset" => accounts::request_password_reset),
         endpoint!(POST "/api/v1/auth/password-reset/confirm" => accounts::reset_password),
-        endpoint!(GET "/confirm-email" => pages::confirm_email),
+        endpoint!(GET "/confirm-email" => pages::confirm_form),
+        endpoint!(POST "/confirm-email" => pages::confirm_email),
+        endpoint!(GET "/undo-email-change" => pages::undo_form),
+        endpoint!(POST "/undo-email-change" => pages::undo_email_change),
         endpoint!(GET "/reset-password" => pages::reset_form),
         endpoint!(POST "/reset-password" => pages::reset_submit),
         endpoint!(GET "/unsubscribe" => pages::unsubscribe_form),
@@ -176,7 +193,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         let here: Vec<&Endpoint> = endpoints.iter().filter(|e| e.path == path).collect();
         let allow = here
             .iter()
-            .map(|e| e.method.as_str())
+            .flat_map(|e| match e.method {
+                Method::GET => vec!["GET", "HEAD"],
+                _ => vec![e.method.as_str()],
+            })
             .collect::<Vec<_>>()
             .join(", ");
         let mut resource = web::resource(path);

@@ -26,6 +26,7 @@ use crate::db::{self, Database};
 use crate::http::capacity::{self, Capacity, Places};
 use crate::http::deadline::expect_continue;
 use crate::http::{AppState, ConnectionCap, RequestDeadline};
+use crate::service::accounts;
 use crate::service::effects::mail::Notifier;
 use crate::service::events::feed::Feed;
 use crate::service::model::time::{Clock, SystemClock};
@@ -83,6 +84,15 @@ impl Application {
             tracing::info!(count = applied.len(), "applied database migrations");
         }
         let db = Database::connect(&settings.database_url, settings.db_pool_size)?;
+        for (id, username, email, why) in accounts::undeliverable_addresses(&db).await? {
+            tracing::warn!(
+                user_id = %id,
+                %username,
+                email = %email.escape_debug(),
+                %why,
+                "an account's stored address is one no mail can be sent to; it is kept as it is"
+            );
+        }
         let hasher = Hasher::start(settings.hashing)
             .map_err(|e| anyhow::anyhow!("cannot start the password hashing threads: {e}"))?;
         let tokens = TokenKeys::new(&settings.jwt_secret, settings.token_ttl_hours);

@@ -19,6 +19,8 @@ pub enum LinkPurpose {
     VerifyEmail,
     PasswordReset,
     Unsubscribe,
+    /// Sent to the address a change replaces: undoes the change, ends every session.
+    UndoEmailChange,
 }
 
 impl LinkPurpose {
@@ -27,6 +29,7 @@ impl LinkPurpose {
             LinkPurpose::VerifyEmail => "kuryr-verify-email",
             LinkPurpose::PasswordReset => "kuryr-password-reset",
             LinkPurpose::Unsubscribe => "kuryr-unsubscribe",
+            LinkPurpose::UndoEmailChange => "kuryr-undo-email-change",
         }
     }
 
@@ -37,6 +40,7 @@ impl LinkPurpose {
             LinkPurpose::VerifyEmail => Duration::days(7),
             LinkPurpose::PasswordReset => Duration::hours(1),
             LinkPurpose::Unsubscribe => Duration::days(3650),
+            LinkPurpose::UndoEmailChange => Duration::days(7),
         }
     }
 }
@@ -162,11 +166,13 @@ mod tests {
         let secret = SecretString::from("secret".to_owned());
         let access = crate::auth::TokenKeys::new(&secret, 1)
             .issue("u1", 0, now)
-            .unwrap();
+            .unwrap()
+            .token;
         for purpose in [
             LinkPurpose::VerifyEmail,
             LinkPurpose::PasswordReset,
             LinkPurpose::Unsubscribe,
+            LinkPurpose::UndoEmailChange,
         ] {
             assert!(
                 LinkSigner::new(&secret)

@@ -24,6 +24,14 @@ pub struct Claims {
     pub sid: String,
 }
 
+/// A new login token, and the session it begins.
+#[derive(Clone, Debug)]
+pub struct IssuedToken {
+    pub token: String,
+    pub session_id: String,
+    pub expires_at: DateTime<Utc>,
+}
+
 /// Signs and checks access tokens.
 pub struct TokenKeys {
     encoding: EncodingKey,
@@ -80,21 +88,28 @@ impl TokenKeys {
         user_id: &str,
         session_version: i32,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<String> {
+    ) -> anyhow::Result<IssuedToken> {
         use rand::RngCore;
         let mut sid = [0u8; 16];
         rand::rng().fill_bytes(&mut sid);
+        let expires_at = now + self.ttl;
         let claims = Claims {
             sub: user_id.to_owned(),
             iss: ISSUER.into(),
             aud: AUDIENCE.into(),
             iat: now.timestamp(),
-            exp: (now + self.ttl).timestamp(),
+            exp: expires_at.timestamp(),
             sv: session_version,
             sid: hex::encode(sid),
         };
-        jsonwebtoken::encode(&Header::new(JwtAlgorithm::HS256), &claims, &self.encoding)
-            .map_err(|e| anyhow::anyhow!("cannot sign token: {e}"))
+        let token =
+            jsonwebtoken::encode(&Header::new(JwtAlgorithm::HS256), &claims, &self.encoding)
+                .map_err(|e| anyhow::anyhow!("cannot sign token: {e}"))?;
+        Ok(IssuedToken {
+            token,
+            session_id: claims.sid,
+            expires_at,
+        })
     }
 
     /// The claims of a genuine, unexpired token.
@@ -139,11 +154,11 @@ mod tests {
     fn tokens_round_trip_and_expire() {
         let keys = keys();
         let now = Utc::now();
-        let token = keys.issue("u1", 3, now).unwrap();
+        let token = keys.issue("u1", 3, now).unwrap().token;
         let claims = keys.verify(&token, now).unwrap();
         assert_eq!((claims.sub.as_str(), claims.sv), ("u1", 3));
         assert_eq!(claims.sid.len(), 32);
-        let again = keys.issue("u1", 3, now).unwrap();
+        let again = keys.issue("u1", 3, now).unwrap().token;
         assert_ne!(keys.verify(&again, now).unwrap().sid, claims.sid);
         assert!(
             keys.verify(&token, now + chrono::Duration::minutes(59))
@@ -159,7 +174,7 @@ mod tests {
     fn a_remembered_token_matches_only_itself_and_still_expires() {
         let keys = keys();
         let now = Utc::now();
-        let token = keys.issue("u1", 3, now).unwrap();
+        let token = keys.issue("u1", 3, now).unwrap().token;
         assert!(keys.verify(&token, now).is_some());
         // The same token with the first character of its signature changed (the last one
         // carries padding bits), and with its claims swapped for another's under the same
@@ -172,7 +187,7 @@ mod tests {
         };
         let tampered = format!("{}{swapped}{}", &token[..at], &token[at + 1..]);
         assert!(keys.verify(&tampered, now).is_none());
-        let other = keys.issue("u2", 3, now).unwrap();
+        let other = keys.issue("u2", 3, now).unwrap().token;
         let [_, other_claims, _]: [&str; 3] =
             other.split('.').collect::<Vec<_>>().try_into().unwrap();
         let [header, _, signature]: [&str; 3] =
@@ -190,9 +205,9 @@ mod tests {
     fn remembered_tokens_stay_bounded() {
         let keys = keys();
         let now = Utc::now();
-        let first = keys.issue("u0", 0, now).unwrap();
+        let first = keys.issue("u0", 0, now).unwrap().token;
         for n in 0..VERIFIED_TOKENS + 10 {
-            let token = keys.issue(&format!("u{n}"), 0, now).unwrap();
+            let token = keys.issue(&format!("u{n}"), 0, now).unwrap().token;
             assert!(keys.verify(&token, now).is_some());
             assert!(keys.verified().len() <= VERIFIED_TOKENS);
         }
@@ -237,7 +252,7 @@ mod tests {
             &SecretString::from("another secret of 32 bytes or more!".to_owned()),
             1,
         );
-        let forged = other.issue("u1", 0, Utc::now()).unwrap();
+        let forged = other.issue("u1", 0, Utc::now()).unwrap().token;
         assert!(keys.verify(&forged, Utc::now()).is_none());
         let claims = Claims {
             sub: "u1".into(),

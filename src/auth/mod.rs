@@ -12,5 +12,5 @@ pub mod scopes;
 pub use caller::{
     AuthUser, Caller, Credential, INVALID_CREDENTIALS, INVALID_TOKEN, LoginSession, TOKEN_REQUIRED,
 };
-pub use login_token::{Claims, TokenKeys};
+pub use login_token::{Claims, IssuedToken, TokenKeys};
 pub use password::{HashMemory, hash_password, verify_password};

@@ -30,6 +30,7 @@ pub mod reminders;
 pub mod rolls;
 pub mod schema;
 pub mod sessions;
+pub mod sign_ins;
 mod stamp;
 #[cfg(test)]
 pub(crate) mod testing;

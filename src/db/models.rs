@@ -33,6 +33,12 @@ pub struct User {
     /// JSON, see `service::model::notification::Settings`.
     pub notification_settings: String,
     pub next_digest_at: Option<NaiveDateTime>,
+    /// A new address waiting for its confirmation; `email` stays the account's until then.
+    pub pending_email: Option<String>,
+    /// Whether the next sign-in shows the personal tokens and webhooks (after a password change
+    /// or reset), with one button to revoke them all.
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub review_credentials: bool,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable, Identifiable)]

@@ -19,6 +19,8 @@ diesel::table! {
         notification_settings -> Text,
         next_digest_at -> Nullable<Timestamp>,
         revision -> Integer,
+        pending_email -> Nullable<Text>,
+        review_credentials -> Integer,
     }
 }
 
@@ -236,6 +238,18 @@ diesel::table! {
 }
 
 diesel::table! {
+    sign_ins (id) {
+        id -> Text,
+        user_id -> Text,
+        session_version -> Integer,
+        created_at -> Timestamp,
+        expires_at -> Timestamp,
+        client_address -> Text,
+        user_agent -> Text,
+    }
+}
+
+diesel::table! {
     idempotency_keys (owner_id, key) {
         owner_id -> Text,
         key -> Text,
@@ -255,6 +269,7 @@ diesel::joinable!(challenges -> games (game_id));
 diesel::joinable!(webhooks -> users (user_id));
 diesel::joinable!(personal_tokens -> users (user_id));
 diesel::joinable!(revoked_sessions -> users (user_id));
+diesel::joinable!(sign_ins -> users (user_id));
 diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
 diesel::joinable!(webhook_deliveries -> events (event_id));
 
@@ -275,5 +290,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_attempts,
     personal_tokens,
     revoked_sessions,
-    idempotency_keys
+    idempotency_keys,
+    sign_ins
 );

@@ -42,6 +42,8 @@ pub(crate) fn user(
         email_verified_at: confirmed.then_some(now),
         notification_settings: format!("{{\"who\":\"{name}\"}}"),
         next_digest_at: None,
+        pending_email: None,
+        review_credentials: false,
     };
     diesel::insert_into(users::table)
         .values(user.clone())

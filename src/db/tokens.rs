@@ -78,6 +78,12 @@ pub fn delete_of_user(conn: &mut DbConn, id: &str, user_id: &str) -> QueryResult
     Ok(deleted == 1)
 }
 
+/// Deletes every token of the user; answers how many there were.
+pub fn delete_all_of_user(conn: &mut DbConn, user_id: &str) -> QueryResult<usize> {
+    diesel::delete(personal_tokens::table.filter(personal_tokens::user_id.eq(user_id)))
+        .execute(conn)
+}
+
 /// The unexpired token with this hash, and its owner's username: the one query that confirms a
 /// personal token.
 pub fn find_live_by_hash(

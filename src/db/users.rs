@@ -52,6 +52,21 @@ pub fn get(conn: &mut DbConn, id: &str) -> QueryResult<User> {
         .get_result(conn)
 }
 
+/// Up to `limit` accounts' ids, usernames and addresses, in id order after `after`: every
+/// account's address, read a batch at a time.
+pub fn addresses_after(
+    conn: &mut DbConn,
+    after: &str,
+    limit: i64,
+) -> QueryResult<Vec<(String, String, String)>> {
+    users::table
+        .filter(users::id.gt(after))
+        .order(users::id)
+        .limit(limit)
+        .select((users::id, users::username, users::email))
+        .load(conn)
+}
+
 /// The account whose username has this key.
 pub fn find_by_username_key(conn: &mut DbConn, key: &str) -> QueryResult<Option<User>> {
     users::table
@@ -162,6 +177,7 @@ pub fn update_profile(conn: &mut DbConn, user: &User) -> QueryResult<()> {
             users::email.eq(&user.email),
             users::email_key.eq(&user.email_key),
             users::email_verified_at.eq(user.email_verified_at),
+            users::pending_email.eq(&user.pending_email),
             users::play_forced_moves.eq(Flag(user.play_forced_moves)),
             users::time_zone.eq(&user.time_zone),
             users::updated_at.eq(user.updated_at),
@@ -170,7 +186,8 @@ pub fn update_profile(conn: &mut DbConn, user: &User) -> QueryResult<()> {
         .map(drop)
 }
 
-/// Replaces the password hash and the session version.
+/// Replaces the password hash and the session version, and marks the account's personal tokens
+/// and webhooks for review at its next sign-in.
 pub fn set_password(
     conn: &mut DbConn,
     id: &str,
@@ -182,8 +199,29 @@ pub fn set_password(
         .set((
             users::password_hash.eq(password_hash),
             users::session_version.eq(session_version),
+            users::review_credentials.eq(Flag(true)),
             users::updated_at.eq(at),
         ))
+        .execute(conn)
+        .map(drop)
+}
+
+/// Ends every session of the account and marks its personal tokens and webhooks for review at
+/// its next sign-in (an address change undone: someone else had the account).
+pub fn end_sessions_for_review(conn: &mut DbConn, id: &str) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set((
+            users::session_version.eq(users::session_version + 1),
+            users::review_credentials.eq(Flag(true)),
+        ))
+        .execute(conn)
+        .map(drop)
+}
+
+/// Whether the account's personal tokens and webhooks are to be reviewed at its next sign-in.
+pub fn set_review_credentials(conn: &mut DbConn, id: &str, review: bool) -> QueryResult<()> {
+    diesel::update(users::table.find(id))
+        .set(users::review_credentials.eq(Flag(review)))
         .execute(conn)
         .map(drop)
 }

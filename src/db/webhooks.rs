@@ -152,6 +152,11 @@ pub fn delete_of_user(conn: &mut DbConn, id: &str, user_id: &str) -> QueryResult
     .map(|deleted| deleted == 1)
 }
 
+/// Deletes every webhook of the user, and their deliveries; answers how many there were.
+pub fn delete_all_of_user(conn: &mut DbConn, user_id: &str) -> QueryResult<usize> {
+    diesel::delete(webhooks::table.filter(webhooks::user_id.eq(user_id))).execute(conn)
+}
+
 /// A new secret; `previous` keeps signing until `previous_expires_at`.
 pub fn set_secret(
     conn: &mut DbConn,

@@ -9,6 +9,8 @@ use actix_web::http::header::HeaderMap;
 use actix_web::{FromRequest, HttpRequest, dev::Payload};
 use ipnet::IpNet;
 
+use crate::service::model::account::Origin;
+
 /// The proxies whose forwarding headers are believed: addresses or networks, such as
 /// `127.0.0.1, 10.0.0.0/8, ::1`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -144,6 +146,22 @@ impl FromRequest for ClientAddress {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         std::future::ready(Ok(ClientAddress::of(req)))
+    }
+}
+
+/// Where a request comes from, as a sign-in records it: the client address and what the
+/// client says it is (`User-Agent`).
+impl FromRequest for Origin {
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let user_agent = req
+            .headers()
+            .get(actix_web::http::header::USER_AGENT)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+            .unwrap_or_default();
+        std::future::ready(Ok(Origin::new(ClientAddress::of(req).0, &user_agent)))
     }
 }
 

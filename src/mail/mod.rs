@@ -7,6 +7,7 @@
 //! ([`Notification::render_with_pictures`]), wraps it in an [`OutgoingMail`] and hands that to
 //! [`Mailer::send`], which says whether a failure is worth retrying.
 
+pub mod address;
 pub mod message;
 pub mod pictures;
 pub mod templates;
@@ -16,7 +17,7 @@ pub use message::{DeliveryError, OutgoingMail};
 pub use pictures::{BoardImage, BoardPictures, InlineImage};
 pub use templates::{
     ChallengeAccepted, ChallengeReceived, DeadlineReminder, Digest, DigestGame, DrawOffered,
-    Footer, GameOver, Notification, Outcome, PasswordReset, RenderError, Rendered, Timeout,
-    VerifyEmail, WebhookDisabled, YourTurn,
+    EmailChanged, Footer, GameOver, Notification, Outcome, PasswordReset, RenderError, Rendered,
+    Timeout, VerifyEmail, WebhookDisabled, YourTurn,
 };
 pub use transport::{MailConfigError, MailSettings, Mailer, SmtpUrl};

@@ -51,6 +51,7 @@ pub enum Notification {
     Digest(Digest),
     VerifyEmail(VerifyEmail),
     PasswordReset(PasswordReset),
+    EmailChanged(EmailChanged),
     WebhookDisabled(WebhookDisabled),
 }
 
@@ -190,6 +191,27 @@ pub struct PasswordReset {
     pub username: String,
     pub reset_url: String,
     pub expires: String,
+    /// The account's personal access tokens, by name: they outlive a password change, and
+    /// whoever reads this mail should know which exist. Older stored mails have none.
+    #[serde(default)]
+    pub tokens: Vec<String>,
+    /// How many webhooks the account has, for the same reason.
+    #[serde(default)]
+    pub webhooks: usize,
+}
+
+/// A change of address, told to the address it replaces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EmailChanged {
+    pub username: String,
+    pub new_address: String,
+    /// When, in the recipient's zone.
+    pub when: String,
+    /// The client address the change came from.
+    pub client: String,
+    /// Undoes the change and signs out everywhere.
+    pub undo_url: String,
+    pub expires: String,
 }
 
 /// The server stopped sending to one of the recipient's webhooks.
@@ -219,6 +241,7 @@ impl Notification {
             Notification::Digest(_) => "digest",
             Notification::VerifyEmail(_) => "verify_email",
             Notification::PasswordReset(_) => "password_reset",
+            Notification::EmailChanged(_) => "email_changed",
             Notification::WebhookDisabled(_) => "webhook_disabled",
         }
     }
@@ -426,6 +449,8 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "password_reset.html",
         "webhook_disabled.txt",
         "webhook_disabled.html",
+        "email_changed.txt",
+        "email_changed.html",
     ];
     for (name, source) in templates {
         // A broken template shows up as a RenderError when it is used (and in the tests, which
@@ -611,9 +636,34 @@ mod tests {
                     username: opponent.into(),
                     reset_url: "https://kuryr.example.org/reset/xyz".into(),
                     expires: "Tue 24 Nov 2026 18:00 CET".into(),
+                    tokens: vec!["backup bot".into(), "stats".into()],
+                    webhooks: 1,
                 }),
                 "Kuryr — reset your password",
-                vec!["/reset/xyz", "reset the password", "Hello OPP"],
+                vec![
+                    "/reset/xyz",
+                    "reset the password",
+                    "Hello OPP",
+                    "backup bot, stats",
+                    "1 webhook",
+                ],
+            ),
+            (
+                Notification::EmailChanged(EmailChanged {
+                    username: opponent.into(),
+                    new_address: "mallory@example.net".into(),
+                    when: "Tue 24 Nov 2026 18:00 CET".into(),
+                    client: "203.0.113.9".into(),
+                    undo_url: "https://kuryr.example.org/undo-email-change?token=u".into(),
+                    expires: "Tue 1 Dec 2026 18:00 CET".into(),
+                }),
+                "Kuryr — your email address is being changed",
+                vec![
+                    "mallory@example.net",
+                    "203.0.113.9",
+                    "/undo-email-change?token=u",
+                    "Tue 1 Dec 2026 18:00 CET",
+                ],
             ),
             (
                 Notification::WebhookDisabled(WebhookDisabled {
@@ -648,7 +698,7 @@ mod tests {
     #[test]
     fn every_kind_renders_its_subject_and_content_in_both_parts() {
         let kinds = every_kind("alice");
-        assert_eq!(kinds.len(), 11, "one sample per Notification variant");
+        assert_eq!(kinds.len(), 12, "one sample per Notification variant");
         for (notification, subject, needles) in kinds {
             let rendered = notification.render(&footer()).unwrap();
             let kind = notification.kind();

@@ -9,22 +9,59 @@ use std::net::IpAddr;
 
 use chrono::{DateTime, Utc};
 
+pub use super::effects::account::SignedIn;
+
 use super::effects::account::{
-    Accounts, check_unique, reschedule_digest, send_confirmation, set_password_hash,
+    Accounts, NewSession, UNDO_EMAIL_CHANGE_PATH, begin_session, check_unique, reschedule_digest,
+    send_confirmation, set_password_hash,
 };
 use super::effects::clocks::refresh_deadlines;
-use super::effects::mail::Notifier;
+use super::effects::mail::{Notifier, enqueue};
 use super::model::account::{
-    key, unconfirmed_key, validate_email, validate_password, validate_username,
+    Origin, key, unconfirmed_key, validate_email, validate_password, validate_username,
 };
-use super::model::error::{ServiceError, Unauthenticated};
-use super::model::users::find_by_username;
+use super::model::error::{Conflict, ServiceError, Unauthenticated};
+use super::model::users::{find_by_username, recipient};
 use crate::auth::hasher::Hasher;
+use crate::auth::links::LinkPurpose;
 use crate::auth::{self, AuthUser, LoginSession, TokenKeys};
+use crate::clock;
 use crate::db::models::User;
 use crate::db::sessions;
 use crate::db::users::{self, SessionKey};
 use crate::db::{Database, DbConn};
+use crate::mail::{self, Notification};
+
+/// The accounts whose stored address no mail can be sent to (stored before the address check
+/// was what it is now): their id, username, address and why. Nothing is changed: an operator
+/// decides what to do with each.
+pub async fn undeliverable_addresses(
+    db: &Database,
+) -> Result<Vec<(String, String, String, String)>, ServiceError> {
+    const BATCH: i64 = 5_000;
+    let mut found = Vec::new();
+    let mut after = String::new();
+    loop {
+        let from = after.clone();
+        let batch = db
+            .read(move |conn| Ok::<_, ServiceError>(users::addresses_after(conn, &from, BATCH)?))
+            .await?;
+        let Some((last, _, _)) = batch.last() else {
+            break;
+        };
+        after = last.clone();
+        let full = batch.len() as i64 == BATCH;
+        for (id, username, email) in batch {
+            if let Err(refused) = validate_email(&email) {
+                found.push((id, username, email, refused.to_string()));
+            }
+        }
+        if !full {
+            break;
+        }
+    }
+    Ok(found)
+}
 
 /// An account as someone asks for it.
 #[derive(Clone, Debug)]
@@ -34,11 +71,12 @@ pub struct NewAccount {
     pub password: String,
 }
 
-/// A sign-in: a username or a confirmed email address, and the password.
+/// A sign-in: a username or a confirmed email address, the password, and where it comes from.
 #[derive(Clone, Debug)]
 pub struct LoginRequest {
     pub login: String,
     pub password: String,
+    pub from: Origin,
 }
 
 /// A password change: the current password, checked, and the new one.
@@ -85,13 +123,15 @@ pub async fn register(
         email_verified_at: None,
         notification_settings: "{}".to_owned(),
         next_digest_at: None,
+        pending_email: None,
+        review_credentials: false,
     };
     let notifier = notifier.cloned();
     db.write(move |conn| {
         check_unique(conn, Some(&user.username), None, None)?;
         users::insert(conn, &user)?;
         if let Some(notifier) = &notifier {
-            send_confirmation(conn, notifier, &user, now)?;
+            send_confirmation(conn, notifier, &user, &user.email, now)?;
         }
         Ok(user)
     })
@@ -107,22 +147,31 @@ fn find_by_login(conn: &mut DbConn, login: &str) -> Result<Option<User>, Service
     })
 }
 
-/// Checks a username (or email) and password and issues an access token.
+/// Checks a username (or email) and password and begins a login session.
 pub async fn login(
     db: &Database,
     hasher: &Hasher,
     keys: &TokenKeys,
     request: LoginRequest,
     now: DateTime<Utc>,
-) -> Result<String, ServiceError> {
-    let LoginRequest { login, password } = request;
+) -> Result<SignedIn, ServiceError> {
+    let LoginRequest {
+        login,
+        password,
+        from,
+    } = request;
     let user = db.read(move |conn| find_by_login(conn, &login)).await?;
     let stored = user.as_ref().map(|u| u.password_hash.clone());
     let verified = hasher.verify(password, stored).await?;
     match user {
-        Some(user) if verified => keys
-            .issue(&user.id, user.session_version, now)
-            .map_err(ServiceError::Internal),
+        Some(user) if verified => {
+            let session = NewSession {
+                user_id: user.id,
+                session_version: user.session_version,
+                origin: from,
+            };
+            begin_session(db, keys, session, now).await
+        }
         _ => Err(ServiceError::Unauthenticated(
             Unauthenticated::WrongCredentials,
         )),
@@ -153,15 +202,31 @@ pub async fn sign_up(
     .await
 }
 
-/// Signs in from `client` as either face does: one attempt at a time per client, refused
-/// while the client or the account has failed too often, a failure counted against both.
+/// Signs up as [`sign_up`] does, and begins the new account's first session.
+pub async fn sign_up_and_in(
+    accounts: Accounts<'_>,
+    from: Origin,
+    new: NewAccount,
+    now: DateTime<Utc>,
+) -> Result<SignedIn, ServiceError> {
+    let user = sign_up(accounts, from.address, new, now).await?;
+    let session = NewSession {
+        user_id: user.id,
+        session_version: user.session_version,
+        origin: from,
+    };
+    begin_session(accounts.db, accounts.keys, session, now).await
+}
+
+/// Signs in as either face does: one attempt at a time per client, refused while the client or
+/// the account has failed too often, a failure counted against both.
 pub async fn sign_in(
     accounts: Accounts<'_>,
-    client: IpAddr,
     request: LoginRequest,
     now: DateTime<Utc>,
-) -> Result<String, ServiceError> {
+) -> Result<SignedIn, ServiceError> {
     let limits = accounts.limits;
+    let client = request.from.address;
     let _turn = limits.login_turn(client).await;
     let login_name = request.login.clone();
     limits
@@ -253,11 +318,17 @@ pub struct AccountChanges {
     pub play_forced_moves: Option<bool>,
     /// An IANA zone name.
     pub time_zone: Option<String>,
+    /// Checked before the address changes: whoever has the address can take the account.
+    pub current_password: Option<String>,
 }
 
-/// Changes the caller's account. A new email address must be confirmed again: the
-/// confirmation mail goes out in the same transaction, and until it is followed no other mail
-/// goes anywhere.
+/// Changes the caller's account.
+///
+/// A new address asks for the current password, and must be confirmed. While the account's
+/// address is confirmed, it stays the account's (its mail and any password reset go there)
+/// until the new one is: the new one waits in `pending_email`, and the old one is told of the
+/// change with a link that undoes it ([`super::addresses::undo_email_change`]). An address never
+/// confirmed is simply replaced.
 pub async fn update(
     accounts: Accounts<'_>,
     client: IpAddr,
@@ -278,23 +349,58 @@ pub async fn update(
         .map(|name| crate::clock::parse_zone(name.trim()))
         .transpose()
         .map_err(|message| ServiceError::invalid("time_zone", message))?;
+    let checked_password = match &email {
+        Some(email) => {
+            let user = get(accounts.db, id.clone()).await?;
+            if changes_address(&user, email) {
+                check_password(accounts, client, &user, changes.current_password).await?;
+                Some(user.password_hash)
+            } else {
+                None
+            }
+        }
+        None => None,
+    };
     let notifier = accounts.notifier.clone();
     accounts
         .db
         .write(move |conn| {
             check_unique(conn, username.as_deref(), None, Some(&id))?;
             let mut user = users::get(conn, &id)?;
+            if checked_password.is_some_and(|checked| checked != user.password_hash) {
+                return Err(ServiceError::conflict(
+                    Conflict::ConcurrentUpdate,
+                    "the password was changed by another request at the same time; log in again",
+                ));
+            }
             if let Some(username) = username {
                 user.username_key = key(&username);
                 user.username = username;
             }
-            let new_address = email.filter(|email| key(email) != key(&user.email));
-            if let Some(email) = &new_address {
-                allowance.spend(email)?;
-                user.email_key = unconfirmed_key(&user.id);
-                user.email = email.clone();
-                user.email_verified_at = None;
+            let mut new_address = None;
+            if let Some(email) = email {
+                if key(&email) == key(&user.email) {
+                    // Back to the address it has: a change waiting is called off.
+                    user.pending_email = None;
+                } else if changes_address(&user, &email) {
+                    allowance.spend(&email)?;
+                    new_address = Some(email);
+                }
             }
+            let replaced = match &new_address {
+                Some(email) if user.email_verified_at.is_some() => {
+                    user.pending_email = Some(email.clone());
+                    tell_old_address(conn, &notifier, &user, client, now)?;
+                    false
+                }
+                Some(email) => {
+                    user.email_key = unconfirmed_key(&user.id);
+                    user.email = email.clone();
+                    user.pending_email = None;
+                    true
+                }
+                None => false,
+            };
             if let Some(on) = changes.play_forced_moves {
                 user.play_forced_moves = on;
             }
@@ -304,31 +410,103 @@ pub async fn update(
             }
             user.updated_at = now.naive_utc();
             users::update_profile(conn, &user)?;
-            if zone_changed || new_address.is_some() {
+            if zone_changed || replaced {
                 // Weekends are local, and reminders go only to a confirmed address.
                 refresh_deadlines(conn, &user.id)?;
             }
             if zone_changed {
                 reschedule_digest(conn, &user.id, now)?;
             }
-            if new_address.is_some() {
-                send_confirmation(conn, &notifier, &user, now)?;
+            if let Some(email) = &new_address {
+                send_confirmation(conn, &notifier, &user, email, now)?;
             }
             Ok(user)
         })
         .await
 }
 
-/// Changes the caller's password after checking the current one, and returns a fresh token
-/// (every older token stops working).
+/// Whether `email` is an address the account neither has nor waits for.
+fn changes_address(user: &User, email: &str) -> bool {
+    let new = key(email);
+    new != key(&user.email) && user.pending_email.as_deref().map(key) != Some(new)
+}
+
+/// Checks the current password before a change that would let whoever makes it take the
+/// account. A wrong one counts as a failed sign-in against the account and the client, so that
+/// a stolen session cannot be used to guess it faster than the sign-in form allows.
+async fn check_password(
+    accounts: Accounts<'_>,
+    client: IpAddr,
+    user: &User,
+    password: Option<String>,
+) -> Result<(), ServiceError> {
+    let password = password.ok_or_else(|| {
+        ServiceError::invalid(
+            "current_password",
+            "changing the email address needs the current password",
+        )
+    })?;
+    let limits = accounts.limits;
+    limits
+        .check_login(&user.username, client)
+        .map_err(ServiceError::Limited)?;
+    let stored = Some(user.password_hash.clone());
+    if accounts.hasher.verify(password, stored).await? {
+        Ok(())
+    } else {
+        limits.login_failed(&user.username, client);
+        Err(ServiceError::Forbidden(
+            "the current password is wrong; nothing was changed".into(),
+        ))
+    }
+}
+
+/// Tells the account's confirmed address that it is being replaced by the pending one, with a
+/// link that undoes the change.
+fn tell_old_address(
+    conn: &mut DbConn,
+    notifier: &Notifier,
+    user: &User,
+    client: IpAddr,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    let new_address = user.pending_email.clone().unwrap_or_default();
+    let undo_url = notifier.link(
+        LinkPurpose::UndoEmailChange,
+        UNDO_EMAIL_CHANGE_PATH,
+        &user.id,
+        &user.email,
+        now,
+    );
+    let to = recipient(conn, &user.id)?;
+    let expires = now + LinkPurpose::UndoEmailChange.lifetime();
+    let notice = Notification::EmailChanged(mail::EmailChanged {
+        username: user.username.clone(),
+        new_address,
+        when: clock::format_deadline(now, to.zone()),
+        client: client.to_string(),
+        undo_url,
+        expires: clock::format_deadline(expires, to.zone()),
+    });
+    enqueue(conn, &to, notice, None, now)?;
+    Ok(())
+}
+
+/// Changes the caller's password after checking the current one, and begins a new session in
+/// place of the caller's (every older one ends).
 pub async fn change_password(
     accounts: Accounts<'_>,
+    from: Origin,
     id: String,
     change: PasswordChange,
     now: DateTime<Utc>,
-) -> Result<String, ServiceError> {
+) -> Result<SignedIn, ServiceError> {
     let Accounts {
-        db, hasher, keys, ..
+        db,
+        hasher,
+        keys,
+        limits,
+        ..
     } = accounts;
     let PasswordChange {
         current: current_password,
@@ -336,6 +514,9 @@ pub async fn change_password(
     } = change;
     validate_password(&new_password, "new_password")?;
     let user = get(db, id.clone()).await?;
+    limits
+        .check_login(&user.username, from.address)
+        .map_err(ServiceError::Limited)?;
     let stored = user.password_hash.clone();
     // Checked and hashed in one turn of a hashing thread: once the current password is right,
     // the change cannot be refused as busy half-way.
@@ -348,14 +529,19 @@ pub async fn change_password(
         .await?
         .map_err(ServiceError::Internal)?;
     let Some(new_hash) = new_hash else {
+        limits.login_failed(&user.username, from.address);
         return Err(ServiceError::Forbidden(
             "the current password is wrong; the password was not changed".into(),
         ));
     };
     let version =
         set_password_hash(db, id.clone(), new_hash, Some(user.password_hash), now).await?;
-    keys.issue(&id, version, now)
-        .map_err(ServiceError::Internal)
+    let session = NewSession {
+        user_id: id,
+        session_version: version,
+        origin: from,
+    };
+    begin_session(db, keys, session, now).await
 }
 
 /// An operator's password reset from the command line.

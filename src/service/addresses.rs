@@ -14,7 +14,7 @@ use super::effects::account::{
 };
 use super::effects::clocks::refresh_deadlines;
 use super::effects::mail::{Notifier, enqueue};
-use super::model::account::{key, validate_password};
+use super::model::account::{key, unconfirmed_key, validate_password};
 use super::model::error::ServiceError;
 use super::model::notification::Settings;
 use super::model::users::recipient;
@@ -22,7 +22,7 @@ use crate::auth::links::{LinkPurpose, LinkSigner};
 use crate::clock;
 use crate::db::Database;
 use crate::db::models::User;
-use crate::db::users;
+use crate::db::{sessions, tokens, users, webhooks};
 use crate::limits::AccountMail;
 use crate::mail::{self, Notification};
 
@@ -33,8 +33,9 @@ fn invalid_link(what: &str) -> ServiceError {
     )
 }
 
-/// Sends the confirmation mail again (a lost mail, an expired link); nothing when the address is
-/// already confirmed. `allowance` says whether one more mail may go to the address.
+/// Sends the confirmation mail again (a lost mail, an expired link) to the address waiting for
+/// it: the account's own while unconfirmed, or the one a change waits for; nothing when no
+/// address waits.
 pub async fn resend_confirmation(
     accounts: Accounts<'_>,
     client: IpAddr,
@@ -47,16 +48,21 @@ pub async fn resend_confirmation(
         .db
         .write(move |conn| {
             let user = users::get(conn, &user_id)?;
-            if user.email_verified_at.is_none() {
-                allowance.spend(&user.email)?;
-                send_confirmation(conn, &notifier, &user, now)?;
+            let waiting = match &user.pending_email {
+                Some(pending) => Some(pending.clone()),
+                None => user.email_verified_at.is_none().then(|| user.email.clone()),
+            };
+            if let Some(address) = waiting {
+                allowance.spend(&address)?;
+                send_confirmation(conn, &notifier, &user, &address, now)?;
             }
             Ok(())
         })
         .await
 }
 
-/// Follows a confirmation link: the address it was sent to becomes the account's confirmed one.
+/// Follows a confirmation link: the address it was sent to becomes the account's confirmed one
+/// (an address waiting for a change replaces the old one).
 pub async fn confirm(
     db: &Database,
     links: &LinkSigner,
@@ -69,18 +75,60 @@ pub async fn confirm(
     db.write(move |conn| {
         let mut user =
             users::find(conn, &claims.sub)?.ok_or_else(|| invalid_link("confirmation"))?;
-        // A link for an address the account no longer has confirms nothing.
-        if key(&user.email) != claims.bound {
+        let pending = user.pending_email.as_deref().map(key);
+        if pending.as_deref() == Some(claims.bound.as_str()) {
+            user.email = user.pending_email.take().unwrap_or_default();
+        } else if key(&user.email) != claims.bound {
+            // A link for an address the account no longer has, nor waits for, confirms nothing.
             return Err(invalid_link("confirmation"));
-        }
-        if user.email_verified_at.is_some() {
+        } else if user.email_verified_at.is_some() {
             return Ok(user);
         }
         check_unique(conn, None, Some(&user.email), Some(&user.id))?;
         user.email_key = key(&user.email);
         user.email_verified_at = Some(now.naive_utc());
-        users::set_email_confirmed(conn, &user.id, &user.email_key, now.naive_utc())?;
+        user.updated_at = now.naive_utc();
+        users::update_profile(conn, &user)?;
         // Reminders go only to confirmed addresses: now they can be scheduled.
+        refresh_deadlines(conn, &user.id)?;
+        Ok(user)
+    })
+    .await
+}
+
+/// Follows the link a change of address sends to the address it replaces: the account gets that
+/// address back, confirmed (whoever follows the link reads it), whether or not the new one was
+/// confirmed meanwhile; every session ends, and the next sign-in shows the personal tokens and
+/// webhooks to review. Following it again changes nothing more but ends the sessions again.
+pub async fn undo_email_change(
+    db: &Database,
+    links: &LinkSigner,
+    token: String,
+    now: DateTime<Utc>,
+) -> Result<User, ServiceError> {
+    let claims = links
+        .verify(LinkPurpose::UndoEmailChange, &token, now)
+        .ok_or_else(|| invalid_link("undo"))?;
+    db.write(move |conn| {
+        let mut user = users::find(conn, &claims.sub)?.ok_or_else(|| invalid_link("undo"))?;
+        let old = claims.bound;
+        user.pending_email = None;
+        if key(&user.email) != key(&old) || user.email_verified_at.is_none() {
+            user.email = old;
+            // Someone may have confirmed the old address for an account of their own since
+            // (it was free once the change was confirmed): it then comes back unconfirmed.
+            if check_unique(conn, None, Some(&user.email), Some(&user.id)).is_ok() {
+                user.email_key = key(&user.email);
+                user.email_verified_at = Some(now.naive_utc());
+            } else {
+                user.email_key = unconfirmed_key(&user.id);
+                user.email_verified_at = None;
+            }
+        }
+        user.updated_at = now.naive_utc();
+        users::update_profile(conn, &user)?;
+        users::end_sessions_for_review(conn, &user.id)?;
+        sessions::forget_of_user(conn, &user.id)?;
         refresh_deadlines(conn, &user.id)?;
         Ok(user)
     })
@@ -136,10 +184,20 @@ pub async fn request_password_reset(
         );
         let to = recipient(conn, &user.id)?;
         let expires = now + LinkPurpose::PasswordReset.lifetime();
+        // Whoever reads this mail learns what outlives the new password.
+        let live = now.naive_utc();
+        let tokens = tokens::of_user(conn, &user.id)?
+            .into_iter()
+            .filter(|token| token.expires_at > live)
+            .map(|token| token.name)
+            .collect();
+        let webhooks = usize::try_from(webhooks::count_of_user(conn, &user.id)?).unwrap_or(0);
         let mail = Notification::PasswordReset(mail::PasswordReset {
             username: user.username.clone(),
             reset_url: url,
             expires: clock::format_deadline(expires, to.zone()),
+            tokens,
+            webhooks,
         });
         enqueue(conn, &to, mail, None, now)?;
         Ok(())

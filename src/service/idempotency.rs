@@ -20,6 +20,7 @@ use chrono::{DateTime, Duration, Utc};
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
+use crate::auth::Credential;
 use crate::db::{self, Database};
 use crate::service::model::error::{Conflict, ServiceError};
 
@@ -30,20 +31,39 @@ pub const ABANDONED_AFTER: Duration = Duration::seconds(60);
 /// The longest key taken; the draft leaves it to the server.
 pub const MAX_KEY_CHARS: usize = 255;
 
-/// Who sent a key: keys of different users never meet. Before there is an account (a
+/// Who sent a key: the credential, not only the account. An answer is given again only to the
+/// login session or personal token that made it: another credential of the same account may
+/// hold fewer scopes, and an answer may carry a secret (a token, a webhook's signing secret, a
+/// stream ticket) that credential could not have made itself. Before there is an account (a
 /// registration), the fingerprint alone tells requests apart: only someone who sent the same
 /// body (its password included) gets its answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeyOwner {
-    User(String),
+    Credential { user_id: String, credential: String },
     Anonymous,
 }
 
 impl KeyOwner {
-    fn id(&self) -> &str {
+    /// The owner of a request made with `credential` by `user_id`.
+    pub fn of(user_id: &str, credential: &Credential) -> KeyOwner {
+        let credential = match credential {
+            Credential::Login(session) => format!("session:{}", session.id),
+            Credential::Personal { token_id, .. } => format!("token:{token_id}"),
+        };
+        KeyOwner::Credential {
+            user_id: user_id.to_owned(),
+            credential,
+        }
+    }
+
+    /// As stored: a credential's keys never meet another's.
+    fn id(&self) -> String {
         match self {
-            KeyOwner::User(id) => id,
-            KeyOwner::Anonymous => "-",
+            KeyOwner::Credential {
+                user_id,
+                credential,
+            } => format!("{user_id}/{credential}"),
+            KeyOwner::Anonymous => "-".to_owned(),
         }
     }
 }
@@ -168,7 +188,7 @@ pub async fn claim(
 ) -> Result<Claim, ServiceError> {
     let now = now.naive_utc();
     db.write(move |conn| {
-        let owner = request.owner.id();
+        let owner = &request.owner.id();
         if db::idempotency::claim(conn, owner, &request.key, &request.fingerprint, now)? {
             return Ok(Claim::Run);
         }
@@ -218,7 +238,7 @@ pub async fn ensure_still_there(
     owner: &KeyOwner,
     made: Made,
 ) -> Result<(), ServiceError> {
-    let KeyOwner::User(user_id) = owner.clone() else {
+    let KeyOwner::Credential { user_id, .. } = owner.clone() else {
         return Ok(());
     };
     db.read(move |conn| {
@@ -254,7 +274,7 @@ pub async fn complete(
     db.write(move |conn| {
         db::idempotency::complete(
             conn,
-            request.owner.id(),
+            &request.owner.id(),
             &request.key,
             i32::from(answer.status),
             answer.location.as_deref(),
@@ -269,7 +289,7 @@ pub async fn complete(
 /// transaction did not commit), so the same key may be sent again.
 pub async fn release(db: &Database, request: KeyedRequest) -> Result<(), ServiceError> {
     db.write(move |conn| {
-        db::idempotency::release(conn, request.owner.id(), &request.key)?;
+        db::idempotency::release(conn, &request.owner.id(), &request.key)?;
         Ok(())
     })
     .await

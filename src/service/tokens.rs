@@ -299,11 +299,16 @@ pub async fn authenticate(
 }
 
 /// Forgets what no token can use any more, in one write: the revoked login sessions whose
-/// tokens have expired, and the personal tokens expired for longer than [`EXPIRED_KEPT`].
+/// tokens have expired, and the personal tokens and sign-ins expired for longer than
+/// [`EXPIRED_KEPT`].
 pub async fn prune(db: &Database, now: DateTime<Utc>) -> Result<usize, ServiceError> {
     let (now, before) = (now.naive_utc(), (now - EXPIRED_KEPT).naive_utc());
-    db.write(move |conn| Ok(db::sessions::prune(conn, now)? + stored::prune_expired(conn, before)?))
-        .await
+    db.write(move |conn| {
+        Ok(db::sessions::prune(conn, now)?
+            + stored::prune_expired(conn, before)?
+            + db::sign_ins::prune(conn, before)?)
+    })
+    .await
 }
 
 #[cfg(test)]

@@ -36,6 +36,9 @@ pub struct AccountView {
     pub email: String,
     /// Whether `email` is confirmed; no notification goes to an unconfirmed address.
     pub email_confirmed: bool,
+    /// A new address waiting for its confirmation: `email` stays the account's, and gets its
+    /// mail, until the link sent to this one is followed. Null when no change waits.
+    pub pending_email: Option<String>,
     /// An IANA zone name.
     pub time_zone: String,
     /// Whether the server plays the only legal move for this user.
@@ -53,6 +56,7 @@ impl From<User> for AccountView {
             username: user.username,
             email: user.email,
             email_confirmed: user.email_verified_at.is_some(),
+            pending_email: user.pending_email,
             time_zone: user.time_zone,
             play_forced_moves: user.play_forced_moves,
             created_at: utc(user.created_at),
@@ -101,6 +105,66 @@ pub struct TokenView {
     pub token_type: &'static str,
     /// Seconds until the token expires.
     pub expires_in: i64,
+    /// After a password change or reset: the account's personal tokens and webhooks, which
+    /// outlive it, to be kept or revoked all at once (`POST /api/v1/me/credentials-review`).
+    /// Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, value_type = CredentialsReview)]
+    pub credentials_to_review: Option<CredentialsReview>,
+}
+
+/// The credentials of an account that outlive its password: shown after the password changes,
+/// so that whoever had the account before cannot keep it through them.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CredentialsReview {
+    pub personal_tokens: Vec<ReviewedToken>,
+    pub webhooks: Vec<ReviewedWebhook>,
+}
+
+/// A personal access token, as a review shows it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReviewedToken {
+    pub id: String,
+    pub name: String,
+    /// Its scopes, by name.
+    pub scopes: Vec<String>,
+    #[schema(value_type = Timestamp)]
+    pub created_at: DateTime<Utc>,
+    /// Null until it is used.
+    #[schema(value_type = Option<Timestamp>)]
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// A webhook, as a review shows it.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct ReviewedWebhook {
+    pub id: String,
+    /// Where it sends the account's events.
+    pub url: String,
+    pub enabled: bool,
+    #[schema(value_type = Timestamp)]
+    pub created_at: DateTime<Utc>,
+}
+
+/// A login session of the account, from its sign-in.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[schema(as = Session)]
+pub struct SessionView {
+    pub id: String,
+    #[schema(value_type = Timestamp)]
+    pub signed_in_at: DateTime<Utc>,
+    /// When its token expires.
+    #[schema(value_type = Timestamp)]
+    pub expires_at: DateTime<Utc>,
+    /// The client address the sign-in came from.
+    pub client_address: String,
+    /// What the client said it was; empty when it said nothing.
+    pub user_agent: String,
+    /// Whether its token still works: not expired, not signed out, no password change or
+    /// "sign out everywhere" since.
+    pub active: bool,
+    /// Whether it is the session of the token this was asked with.
+    pub current: bool,
 }
 
 /// A game.

@@ -5,10 +5,9 @@ use minijinja::context;
 use serde::Deserialize;
 
 use crate::http::AppState;
-use crate::http::client::ClientAddress;
 use crate::service::accounts::{self, LoginRequest, NewAccount};
+use crate::service::model::account::Origin;
 use crate::service::model::account::PASSWORD_MIN_CHARS;
-use crate::service::model::error::ServiceError;
 use crate::web::error::WebError;
 use crate::web::forms;
 use crate::web::render::{Page, see_other};
@@ -25,6 +24,8 @@ pub async fn home(req: HttpRequest, visitor: MaybeVisitor) -> HttpResponse {
 #[derive(Deserialize)]
 pub struct NextQuery {
     next: Option<String>,
+    /// Set by "sign out everywhere", whose page this then says.
+    signed_out: Option<String>,
 }
 
 pub async fn signin_form(
@@ -36,7 +37,11 @@ pub async fn signin_form(
     if visitor.0.is_some() {
         return see_other(&next);
     }
-    Page::new(&req, None).render("signin.html", context! { title => "Sign in", next })
+    let notice = query
+        .signed_out
+        .is_some()
+        .then_some("Every session of your account is signed out, this one too.");
+    Page::new(&req, None).render("signin.html", context! { title => "Sign in", next, notice })
 }
 
 #[derive(Deserialize)]
@@ -46,30 +51,28 @@ struct SignInForm {
     next: Option<String>,
 }
 
+/// Signs in, and goes on to `next`, or first to the review of the personal tokens and webhooks
+/// when a password change or reset asked for one.
 pub async fn signin(
     req: HttpRequest,
     state: web::Data<AppState>,
-    client: ClientAddress,
+    from: Origin,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
     let form: SignInForm = forms::read(&req, None, &body)?;
     let next = local_path(form.next.as_deref());
     let signed_in = accounts::sign_in(
         state.accounts(),
-        client.0,
         LoginRequest {
             login: form.login.clone(),
             password: form.password,
+            from,
         },
         state.clock.now(),
     )
     .await;
     match signed_in {
-        Ok(token) => {
-            let mut response = see_other(&next);
-            session::start(&state, &mut response, token)?;
-            Ok(response)
-        }
+        Ok(signed_in) => session::begin(&state, signed_in, &next),
         Err(error) => {
             let (status, problem) = WebError::reason(error);
             Ok(Page::new(&req, None).status(status).render(
@@ -101,17 +104,23 @@ struct SignUpForm {
 pub async fn signup(
     req: HttpRequest,
     state: web::Data<AppState>,
-    client: ClientAddress,
+    from: Origin,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
     let form: SignUpForm = forms::read(&req, None, &body)?;
-    let made = register_and_sign_in(&state, client, &form).await;
+    let made = accounts::sign_up_and_in(
+        state.accounts(),
+        from,
+        NewAccount {
+            username: form.username.clone(),
+            email: form.email.clone(),
+            password: form.password.clone(),
+        },
+        state.clock.now(),
+    )
+    .await;
     match made {
-        Ok(token) => {
-            let mut response = see_other("/games?welcome=1");
-            session::start(&state, &mut response, token)?;
-            Ok(response)
-        }
+        Ok(signed_in) => session::begin(&state, signed_in, "/games?welcome=1"),
         Err(error) => {
             let (status, problem) = WebError::reason(error);
             Ok(Page::new(&req, None).status(status).render(
@@ -126,28 +135,6 @@ pub async fn signup(
             ))
         }
     }
-}
-
-async fn register_and_sign_in(
-    state: &AppState,
-    client: ClientAddress,
-    form: &SignUpForm,
-) -> Result<String, ServiceError> {
-    let user = accounts::sign_up(
-        state.accounts(),
-        client.0,
-        NewAccount {
-            username: form.username.clone(),
-            email: form.email.clone(),
-            password: form.password.clone(),
-        },
-        state.clock.now(),
-    )
-    .await?;
-    state
-        .tokens
-        .issue(&user.id, user.session_version, state.clock.now())
-        .map_err(ServiceError::Internal)
 }
 
 /// Ends this browser's session (the account's others go on) and clears its cookie.

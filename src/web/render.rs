@@ -30,6 +30,7 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "challenge_new.html",
     "settings.html",
     "forgot_password.html",
+    "credentials.html",
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

@@ -5,20 +5,26 @@ use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 
 use super::error::WebError;
-use super::{account, assets, challenges, forms, games, settings};
+use super::{account, assets, challenges, forms, games, session, settings};
+
+/// A page that is read: `GET`, and `HEAD` with the same status and headers and no body
+/// (RFC 9110 §9.3.2).
+fn reading() -> actix_web::Route {
+    web::route().guard(actix_web::guard::Any(actix_web::guard::Get()).or(actix_web::guard::Head()))
+}
 
 /// Every page's path, with its handler; `configure` registers them.
 fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
     use actix_web::http::Method;
     vec![
-        ("/", web::get().to(account::home), Method::GET),
-        ("/signin", web::get().to(account::signin_form), Method::GET),
+        ("/", reading().to(account::home), Method::GET),
+        ("/signin", reading().to(account::signin_form), Method::GET),
         ("/signin", web::post().to(account::signin), Method::POST),
-        ("/signup", web::get().to(account::signup_form), Method::GET),
+        ("/signup", reading().to(account::signup_form), Method::GET),
         ("/signup", web::post().to(account::signup), Method::POST),
         ("/signout", web::post().to(account::signout), Method::POST),
-        ("/games", web::get().to(games::list), Method::GET),
-        ("/games/{id}", web::get().to(games::show), Method::GET),
+        ("/games", reading().to(games::list), Method::GET),
+        ("/games/{id}", reading().to(games::show), Method::GET),
         (
             "/games/{id}/move",
             web::post().to(games::play),
@@ -36,12 +42,12 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
         ),
         (
             "/games/{id}/record",
-            web::get().to(games::record),
+            reading().to(games::record),
             Method::GET,
         ),
         (
             "/challenges/new",
-            web::get().to(challenges::new_form),
+            reading().to(challenges::new_form),
             Method::GET,
         ),
         (
@@ -54,7 +60,7 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
             web::post().to(challenges::answer),
             Method::POST,
         ),
-        ("/settings", web::get().to(settings::show), Method::GET),
+        ("/settings", reading().to(settings::show), Method::GET),
         (
             "/settings/notifications",
             web::post().to(settings::notifications),
@@ -81,8 +87,23 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
             Method::POST,
         ),
         (
+            "/settings/sign-out-everywhere",
+            web::post().to(settings::sign_out_everywhere),
+            Method::POST,
+        ),
+        (
+            session::REVIEW_PATH,
+            reading().to(settings::review),
+            Method::GET,
+        ),
+        (
+            session::REVIEW_PATH,
+            web::post().to(settings::settle_review),
+            Method::POST,
+        ),
+        (
             "/forgot-password",
-            web::get().to(settings::forgot_form),
+            reading().to(settings::forgot_form),
             Method::GET,
         ),
         (
@@ -90,14 +111,10 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
             web::post().to(settings::forgot),
             Method::POST,
         ),
-        (
-            assets::STYLE_PATH,
-            web::get().to(assets::style),
-            Method::GET,
-        ),
+        (assets::STYLE_PATH, reading().to(assets::style), Method::GET),
         (
             assets::SCRIPT_PATH,
-            web::get().to(assets::script),
+            reading().to(assets::script),
             Method::GET,
         ),
     ]

@@ -15,7 +15,7 @@ use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 
 use crate::auth::{AuthUser, Caller, Credential, LoginSession};
 use crate::http::AppState;
-use crate::service::accounts;
+use crate::service::accounts::{self, SignedIn};
 use crate::web::error::WebError;
 
 pub const SESSION_COOKIE: &str = "kuryr_session";
@@ -125,6 +125,30 @@ pub fn local_path(next: Option<&str>) -> String {
         _ => "/".to_owned(),
     }
 }
+
+/// The answer that begins a browser's session: its cookie, and a redirect to `next`, or first
+/// to the review of the personal tokens and webhooks when one waits (`settings::review`).
+pub fn begin(state: &AppState, signed_in: SignedIn, next: &str) -> Result<HttpResponse, WebError> {
+    let to = match signed_in.review {
+        Some(_) => {
+            let query = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("next", next)
+                .finish();
+            format!("{REVIEW_PATH}?{query}")
+        }
+        None => next.to_owned(),
+    };
+    // A 303 as `render::see_other` makes, which names this module: not used, to keep the
+    // modules from naming each other.
+    let mut response = HttpResponse::SeeOther()
+        .insert_header((actix_web::http::header::LOCATION, to))
+        .finish();
+    start(state, &mut response, signed_in.token)?;
+    Ok(response)
+}
+
+/// The page that reviews the personal tokens and webhooks after a password change or reset.
+pub const REVIEW_PATH: &str = "/settings/credentials";
 
 /// The cookie of a new login session.
 pub fn start(state: &AppState, response: &mut HttpResponse, token: String) -> Result<(), WebError> {

@@ -1,5 +1,6 @@
 //! A person's settings (`/settings`): notifications, time zone and forced moves, vacation,
-//! email address and password, each its own form; and the forgotten-password form.
+//! email address and password, each its own form, and where the account is signed in; the
+//! review of personal tokens and webhooks after a password change; the forgotten-password form.
 //!
 //! Each form calls the one service function the API's own endpoint calls, so both faces refuse
 //! and accept exactly the same things.
@@ -13,15 +14,16 @@ use crate::clock;
 use crate::http::AppState;
 use crate::http::client::ClientAddress;
 use crate::service::accounts::{self, AccountChanges, PasswordChange};
-use crate::service::addresses;
+use crate::service::model::account::Origin;
 use crate::service::model::account::PASSWORD_MIN_CHARS;
 use crate::service::model::notification::{SettingsChange, TurnDelivery};
 use crate::service::notification_settings;
 use crate::service::vacations::{self, VacationAction};
+use crate::service::{addresses, credentials};
 use crate::web::error::WebError;
 use crate::web::forms;
 use crate::web::render::{Page, see_other};
-use crate::web::session::{self, MaybeVisitor, Visitor};
+use crate::web::session::{self, MaybeVisitor, Visitor, local_path};
 
 /// The sections of the settings page, by the name their form posts to.
 const SECTIONS: [&str; 5] = ["notifications", "account", "vacation", "email", "password"];
@@ -55,7 +57,7 @@ fn saved_notice(saved: &str) -> Option<(&'static str, &'static str)> {
         "vacation-start" => "Your vacation has begun: the clocks of your games stand still.",
         "vacation-end" => "Your vacation is over: your clocks run again.",
         "email" => {
-            "A confirmation mail is on its way to your new address: follow its link. Until then Kuryr mails you nothing."
+            "A confirmation mail is on its way to the new address: the change is made when you follow its link."
         }
         "password" => {
             "Your password is changed. Every other device signed in to your account has to sign in again; this browser stays signed in."
@@ -103,6 +105,24 @@ async fn settings_page(
     )
     .await?;
     let zone = crate::clock::zone_or_utc(&user.time_zone);
+    let sessions = credentials::sessions(
+        &state.db,
+        visitor.user.id.clone(),
+        visitor.session_id().map(str::to_owned),
+        state.clock.now(),
+    )
+    .await?
+    .into_iter()
+    .map(|session| {
+        context! {
+            signed_in_at => clock::format_deadline(session.signed_in_at, zone),
+            client_address => session.client_address,
+            user_agent => session.user_agent,
+            active => session.active,
+            current => session.current,
+        }
+    })
+    .collect::<Vec<_>>();
     let stored = serde_json::to_value(&settings).unwrap_or_default();
     let kinds: Vec<Value> = KINDS
         .iter()
@@ -154,6 +174,8 @@ async fn settings_page(
             vacation,
             email => user.email,
             email_confirmed => user.email_verified_at.is_some(),
+            pending_email => user.pending_email,
+            sessions,
             min_chars => PASSWORD_MIN_CHARS,
         },
     ))
@@ -335,9 +357,11 @@ pub async fn vacation(
 #[derive(Deserialize)]
 struct EmailForm {
     email: String,
+    current_password: String,
 }
 
-/// A new address: the confirmation mail goes to it, as the API's `PATCH /api/v1/me` sends it.
+/// A new address, with the current password: the confirmation mail goes to it, and the notice
+/// to the confirmed address it would replace, as the API's `PATCH /api/v1/me` sends them.
 pub async fn email(
     req: HttpRequest,
     state: web::Data<AppState>,
@@ -348,6 +372,7 @@ pub async fn email(
     let form: EmailForm = forms::read(&req, visitor.session_id(), &body)?;
     let changes = AccountChanges {
         email: Some(form.email.clone()),
+        current_password: Some(form.current_password),
         ..AccountChanges::default()
     };
     match update_account(&state, &visitor, client, changes).await {
@@ -366,16 +391,19 @@ struct PasswordForm {
 }
 
 /// A new password. Every session ends, this browser's too, as with the API; the fresh token
-/// the change returns becomes this browser's new session, so the person stays signed in here.
+/// the change returns becomes this browser's new session, so the person stays signed in here,
+/// and is shown the personal tokens and webhooks to review, if there are any.
 pub async fn password(
     req: HttpRequest,
     state: web::Data<AppState>,
     visitor: Visitor,
+    from: Origin,
     body: web::Bytes,
 ) -> Result<HttpResponse, WebError> {
     let form: PasswordForm = forms::read(&req, visitor.session_id(), &body)?;
     let changed = accounts::change_password(
         state.accounts(),
+        from,
         visitor.user.id.clone(),
         PasswordChange {
             current: form.current_password,
@@ -385,13 +413,104 @@ pub async fn password(
     )
     .await;
     match changed {
-        Ok(token) => {
-            let mut response = see_other("/settings?saved=password#password");
-            session::start(&state, &mut response, token)?;
-            Ok(response)
-        }
+        Ok(signed_in) => session::begin(&state, signed_in, "/settings?saved=password#password"),
         Err(error) => refused(&req, &state, &visitor, "password", error, Value::from(())).await,
     }
+}
+
+/// Ends every session of the account, this browser's too, as the API's
+/// `POST /api/v1/auth/logout-everywhere` does.
+pub async fn sign_out_everywhere(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    forms::verify(&req, visitor.session_id(), &body)?;
+    accounts::logout_everywhere(&state.db, visitor.user.id.clone()).await?;
+    let mut response = see_other("/signin?signed_out=everywhere");
+    session::end(&state, &mut response)?;
+    Ok(response)
+}
+
+#[derive(Deserialize)]
+pub struct NextQuery {
+    next: Option<String>,
+}
+
+/// The personal tokens and webhooks that outlived a password change or reset, with one button
+/// that revokes them all and one that keeps them; straight on to `next` when none wait.
+pub async fn review(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    query: web::Query<NextQuery>,
+) -> Result<HttpResponse, WebError> {
+    let next = local_path(query.next.as_deref());
+    let Some(review) = credentials::review(&state.db, visitor.user.id.clone()).await? else {
+        return Ok(see_other(&next));
+    };
+    Ok(Page::new(&req, Some(&visitor)).render(
+        "credentials.html",
+        context! {
+            title => "Tokens and webhooks",
+            next,
+            tokens => review.personal_tokens.into_iter().map(|token| context! {
+                name => token.name,
+                scopes => token.scopes.join(", "),
+                created => token.created_at.format("%Y-%m-%d").to_string(),
+                last_used => token.last_used_at.map(|at| at.format("%Y-%m-%d").to_string()),
+            }).collect::<Vec<_>>(),
+            webhooks => review.webhooks.into_iter().map(|webhook| context! {
+                url => webhook.url,
+                enabled => webhook.enabled,
+                created => webhook.created_at.format("%Y-%m-%d").to_string(),
+            }).collect::<Vec<_>>(),
+        },
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum ReviewChoice {
+    RevokeAll,
+    Keep,
+}
+
+#[derive(Deserialize)]
+struct ReviewForm {
+    action: ReviewChoice,
+    next: Option<String>,
+}
+
+/// The review's buttons, as the API's `POST /api/v1/me/credentials-review`.
+pub async fn settle_review(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: ReviewForm = forms::read(&req, visitor.session_id(), &body)?;
+    let revoke_all = matches!(form.action, ReviewChoice::RevokeAll);
+    let settled =
+        credentials::settle_review(&state.db, visitor.user.id.clone(), revoke_all).await?;
+    let next = local_path(form.next.as_deref());
+    Ok(Page::new(&req, Some(&visitor)).render(
+        "notice.html",
+        context! {
+            title => if revoke_all { "Revoked" } else { "Kept" },
+            message => if revoke_all {
+                format!(
+                    "{} personal token(s) revoked and {} webhook(s) deleted: nothing made before acts for your account any more.",
+                    settled.personal_tokens_revoked, settled.webhooks_deleted
+                )
+            } else {
+                "Your personal tokens and webhooks are kept. You can revoke each in the API (docs/tokens.md, docs/webhooks.md).".to_owned()
+            },
+            link => next,
+            link_text => "Continue",
+        },
+    ))
 }
 
 #[derive(Deserialize)]

@@ -263,7 +263,7 @@ async fn updating_me_keeps_uniqueness() {
             Method::PATCH,
             "/api/v1/me",
             Some(&alice.token),
-            Some(json!({"username": "Alicia", "email": "alicia@example.org"})),
+            Some(json!({"username": "Alicia", "email": "alicia@example.org", "current_password": PASSWORD})),
         )
         .await;
     assert_eq!(renamed.status, StatusCode::OK, "{}", renamed.body);
@@ -300,4 +300,55 @@ async fn tokens_expire_on_the_server_clock() {
         app.get("/api/v1/me", Some(&alice.token)).await.status,
         StatusCode::UNAUTHORIZED
     );
+}
+
+/// Addresses the mailer cannot send to, or a mail program would read as something else, are
+/// refused where they come in, with the reason: at registration and as a new address.
+#[actix_web::test]
+async fn addresses_no_mail_can_reach_are_refused_with_the_reason() {
+    let app = crate::helpers::spawn_app().await;
+    let alice = app.user("alice").await;
+    let refused = [
+        "<eve@example.org>",
+        "Eve<eve@example.org>",
+        "\"a,b\"@example.org",
+        "=?utf-8?q?x=0D=0ABcc=3Aeve?=@example.org",
+        "ève@example.org",
+        "eve\u{202e}gro.elpmaxe@example.org",
+        &format!("eve@{}.org", "a".repeat(200)),
+        "eve@localhost",
+    ];
+    for (n, address) in refused.iter().enumerate() {
+        let registered = app
+            .post(
+                "/api/v1/auth/register",
+                None,
+                serde_json::json!({"username": format!("eve{n}"), "email": address, "password": crate::helpers::PASSWORD}),
+            )
+            .await;
+        assert_eq!(
+            registered.status.as_u16(),
+            422,
+            "{address}: {}",
+            registered.body
+        );
+        assert_eq!(registered.body["field"], "email", "{address}");
+        assert!(
+            registered.body["detail"]
+                .as_str()
+                .unwrap()
+                .contains("not an address mail can be sent to"),
+            "{}",
+            registered.body
+        );
+    }
+    let changed = app
+        .request(
+            Method::PATCH,
+            "/api/v1/me",
+            Some(&alice.token),
+            Some(serde_json::json!({"email": "Eve<eve@example.org>", "current_password": crate::helpers::PASSWORD})),
+        )
+        .await;
+    assert_eq!(changed.status.as_u16(), 422, "{}", changed.body);
 }

@@ -57,7 +57,7 @@ async fn browsers_on_listed_origins_may_call_the_api() {
     assert_eq!(allowed.header("access-control-allow-origin"), Some(ORIGIN));
     assert_eq!(
         allowed.header("access-control-allow-methods"),
-        Some("GET, POST")
+        Some("GET, HEAD, POST")
     );
     let headers = allowed.header("access-control-allow-headers").unwrap();
     for name in [
@@ -78,7 +78,7 @@ async fn browsers_on_listed_origins_may_call_the_api() {
         .send(preflight("/api/v1/games", "https://evil.example", "GET"))
         .await;
     assert_eq!(refused.status, StatusCode::NO_CONTENT);
-    assert_eq!(refused.header("allow"), Some("GET"));
+    assert_eq!(refused.header("allow"), Some("GET, HEAD"));
     assert!(refused.header("access-control-allow-origin").is_none());
     assert!(refused.header("access-control-allow-methods").is_none());
 
@@ -178,7 +178,10 @@ async fn every_origin_or_none() {
         ))
         .await;
     assert_eq!(asked.header("access-control-allow-origin"), Some("*"));
-    assert_eq!(asked.header("access-control-allow-methods"), Some("GET"));
+    assert_eq!(
+        asked.header("access-control-allow-methods"),
+        Some("GET, HEAD")
+    );
 
     // The default: no CORS at all, though OPTIONS still says what a resource allows.
     let none = spawn_app().await;
@@ -186,7 +189,7 @@ async fn every_origin_or_none() {
         .send(preflight("/api/v1/games/kinds", ORIGIN, "GET"))
         .await;
     assert_eq!(options.status, StatusCode::NO_CONTENT);
-    assert_eq!(options.header("allow"), Some("GET"));
+    assert_eq!(options.header("allow"), Some("GET, HEAD"));
     assert!(options.header("access-control-allow-origin").is_none());
     let read = none
         .send(from(ORIGIN, TestRequest::get().uri("/api/v1/games/kinds")))

@@ -98,7 +98,7 @@ async fn unknown_urls_and_methods_are_problems() {
         .request(Method::DELETE, "/api/v1/games/kinds", None, None)
         .await;
     assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(wrong_method.header("allow"), Some("GET"));
+    assert_eq!(wrong_method.header("allow"), Some("GET, HEAD"));
     let game = app.get("/api/v1/games/no-such-game", None).await;
     assert_eq!(game.status, StatusCode::NOT_FOUND);
     let bad_query = app.get("/api/v1/games?page=first", None).await;

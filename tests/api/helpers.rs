@@ -513,9 +513,22 @@ impl TestApp {
             .find(|mail| mail.to == address && mail.subject.contains("confirm"))
             .unwrap_or_else(|| panic!("no confirmation mail for {address}"));
         let link = link_in(&mail.text, "/confirm-email");
-        let confirmed = self.get(&link, None).await;
+        let confirmed = self.follow(&link).await;
         assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.body);
         user
+    }
+
+    /// Follows a link from a mail as a person does: its page (a GET, which does nothing), then
+    /// the page's button, which POSTs the link's token to the same path.
+    pub async fn follow(&self, link: &str) -> TestResponse {
+        let page = self.get(link, None).await;
+        if page.status != StatusCode::OK {
+            return page;
+        }
+        let (path, query) = link.split_once('?').expect("a link with its token");
+        let token = query.strip_prefix("token=").expect("a link with its token");
+        self.send(TestRequest::post().uri(path).set_form([("token", token)]))
+            .await
     }
 
     pub async fn game(&self, game_id: &str) -> Value {

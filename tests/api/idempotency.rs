@@ -169,9 +169,14 @@ async fn a_copy_sent_while_the_first_runs_is_told_to_wait() {
     app.user("bob").await;
     let body = json!({"game": "cheversi", "opponent": "bob"});
     // The first copy's claim, as it stands while that request runs.
+    let now = kuryr::service::model::time::Clock::now(app.clock.as_ref());
+    let session = app.state.tokens.verify(&alice.token, now).unwrap().sid;
     let request = kuryr::service::idempotency::KeyedRequest::new(
         &app.state.tokens.answers,
-        kuryr::service::idempotency::KeyOwner::User(alice.id.clone()),
+        kuryr::service::idempotency::KeyOwner::Credential {
+            user_id: alice.id.clone(),
+            credential: format!("session:{session}"),
+        },
         "busy",
         kuryr::service::idempotency::Sent {
             method: "POST",
@@ -180,7 +185,6 @@ async fn a_copy_sent_while_the_first_runs_is_told_to_wait() {
         },
     )
     .unwrap();
-    let now = kuryr::service::model::time::Clock::now(app.clock.as_ref());
     let claim = kuryr::service::idempotency::claim(&app.db, request, now).await;
     assert_eq!(claim.unwrap(), kuryr::service::idempotency::Claim::Run);
     let copy = keyed(
@@ -342,4 +346,129 @@ async fn a_key_sent_without_a_token_is_refused_for_the_token_not_the_key() {
             refused.body
         );
     }
+}
+
+/// An answer kept for a key is given again only to the credential that made it. Another
+/// credential of the same account (a second login, a personal token with fewer scopes) sending
+/// the same request with the same key is not answered from the first: its request is judged on
+/// its own, so a narrow token never receives a wider token's secret, nor a webhook's signing
+/// secret or a stream ticket it did not make. Every endpoint that takes a key.
+#[actix_web::test]
+async fn a_kept_answer_is_given_again_only_to_the_credential_that_made_it() {
+    let app = spawn_app_with(|state| {
+        state.with_webhooks(WebhookSettings {
+            allow_private: true,
+        })
+    })
+    .await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let again = app.login("alice", PASSWORD).await;
+    let second_login = again.body["access_token"].as_str().unwrap().to_owned();
+    let narrow = app.personal_token(&alice, &["tokens:write"]).await;
+    let bob_game = app.start_game("cheversi", &bob, &alice).await;
+    let state = app
+        .get(&format!("/api/v1/games/{bob_game}"), Some(&bob.token))
+        .await;
+    let first_move = state.body["legal_moves"][0].as_str().unwrap().to_owned();
+    let open = keyed(
+        &app,
+        "/api/v1/challenges",
+        Some(&bob.token),
+        "open",
+        json!({"game": "suluc"}),
+    )
+    .await;
+    let open_id = open.body["id"].as_str().unwrap().to_owned();
+    let hook = keyed(
+        &app,
+        "/api/v1/webhooks",
+        Some(&alice.token),
+        "hook",
+        json!({"url": "http://127.0.0.1:9/hook"}),
+    )
+    .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.body);
+    let hook_id = hook.body["id"].as_str().unwrap().to_owned();
+
+    let requests: Vec<(&str, String, Value)> = vec![
+        (
+            "token",
+            "/api/v1/tokens".into(),
+            json!({"name": "wide", "scopes": ["game:play", "webhooks:write"]}),
+        ),
+        (
+            "webhook",
+            "/api/v1/webhooks".into(),
+            json!({"url": "http://127.0.0.1:9/other"}),
+        ),
+        (
+            "rotate",
+            format!("/api/v1/webhooks/{hook_id}/rotate"),
+            json!({}),
+        ),
+        ("ticket", "/api/v1/events/ticket".into(), json!({})),
+        (
+            "challenge",
+            "/api/v1/challenges".into(),
+            json!({"game": "cheversi", "opponent": "bob"}),
+        ),
+        (
+            "accept",
+            format!("/api/v1/challenges/{open_id}/accept"),
+            json!({}),
+        ),
+    ];
+    for (key, path, body) in requests {
+        let first = keyed(&app, &path, Some(&alice.token), key, body.clone()).await;
+        assert!(
+            first.status.is_success(),
+            "{key}: {} {}",
+            first.status,
+            first.body
+        );
+        let retried = keyed(&app, &path, Some(&alice.token), key, body.clone()).await;
+        assert_eq!(retried.header("idempotent-replayed"), Some("true"), "{key}");
+        for (who, token) in [
+            ("the narrow token", &narrow),
+            ("another login", &second_login),
+        ] {
+            let other = keyed(&app, &path, Some(token), key, body.clone()).await;
+            assert_ne!(
+                other.header("idempotent-replayed"),
+                Some("true"),
+                "{key} by {who}"
+            );
+            if other.status.is_success() {
+                assert_ne!(other.body, first.body, "{key} by {who}");
+            }
+            for secret in ["token", "secret", "ticket"] {
+                if let Some(value) = first.body.get(secret).and_then(Value::as_str) {
+                    assert!(!other.body.to_string().contains(value), "{key} by {who}");
+                }
+            }
+        }
+    }
+    // The narrow token's own try at the wide token is refused as it is without a key.
+    let wide = keyed(
+        &app,
+        "/api/v1/tokens",
+        Some(&narrow),
+        "token",
+        json!({"name": "wide", "scopes": ["game:play", "webhooks:write"]}),
+    )
+    .await;
+    assert_eq!(wide.status, StatusCode::FORBIDDEN, "{}", wide.body);
+    assert_eq!(wide.body["type"], "urn:kuryr:problem:missing-scope");
+
+    // A move's key: another credential gets the move again only if it passes every check the
+    // move passed (a player with `game:play`); one without the scope is refused, not answered.
+    let path = format!("/api/v1/games/{bob_game}/moves");
+    let body = json!({"move": first_move, "ply": 0});
+    let played = keyed(&app, &path, Some(&bob.token), "move", body.clone()).await;
+    assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+    let reader = app.personal_token(&bob, &["account:read"]).await;
+    let other = keyed(&app, &path, Some(&reader), "move", body).await;
+    assert_eq!(other.status, StatusCode::FORBIDDEN, "{}", other.body);
+    assert_ne!(other.header("idempotent-replayed"), Some("true"));
 }

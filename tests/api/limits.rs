@@ -98,6 +98,42 @@ async fn guessing_a_password_is_slowed_without_locking_out_the_owner() {
     }
 }
 
+/// A stolen session does not make guessing the password faster: a wrong current password (to
+/// change the address or the password) counts as a failed sign-in of the account, from that
+/// client.
+#[actix_web::test]
+async fn guessing_the_password_through_a_session_counts_as_failed_sign_ins() {
+    let app = app_with(LimitSettings::DEFAULT).await;
+    let alice = app.user("alice").await;
+    let bearer = format!("Bearer {}", alice.token);
+    let guess = |n: u32| {
+        let body = if n.is_multiple_of(2) {
+            json!({"email": "mallory@example.net", "current_password": format!("guess {n}")})
+        } else {
+            json!({"current_password": format!("guess {n}"), "new_password": "mallory's password"})
+        };
+        let request = if n.is_multiple_of(2) {
+            TestRequest::patch().uri("/api/v1/me")
+        } else {
+            TestRequest::post().uri("/api/v1/me/password")
+        };
+        request
+            .insert_header(("Authorization", bearer.clone()))
+            .set_json(body)
+    };
+    for n in 0..5 {
+        let wrong = app.send_from(ATTACKER, guess(n)).await;
+        assert_eq!(wrong.status, StatusCode::FORBIDDEN, "{}", wrong.body);
+    }
+    let refused = app.send_from(ATTACKER, guess(5)).await;
+    assert_limited(&refused, "login-failures-per-account", 5, 900);
+    let signing_in = app.send_from(ATTACKER, login_from("alice", PASSWORD)).await;
+    assert_limited(&signing_in, "login-failures-per-account", 5, 900);
+    // The owner, elsewhere, is not locked out.
+    let owner = app.send_from(OWNER, login_from("alice", PASSWORD)).await;
+    assert_eq!(owner.status, StatusCode::OK, "{}", owner.body);
+}
+
 #[actix_web::test]
 async fn one_address_guessing_many_accounts_is_stopped() {
     let app = app_with(LimitSettings {

@@ -59,6 +59,8 @@ fn password_reset_mail(id: &str) -> OutgoingMail {
         username: "bob".into(),
         reset_url: "https://kuryr.example.org/reset/abc".into(),
         expires: "Tue 24 Nov 2026 18:00 CET".into(),
+        tokens: Vec::new(),
+        webhooks: 0,
     });
     let footer = Footer {
         settings_url: "https://kuryr.example.org/settings".into(),

@@ -35,6 +35,7 @@ mod schema;
 mod sessions;
 mod smtp;
 mod suluc;
+mod takeover;
 mod tokens;
 mod web;
 mod web_games;

@@ -307,7 +307,7 @@ async fn an_unconfirmed_address_gets_nothing_but_its_confirmation() {
         .find(|m| m.to == "bob@example.org")
         .unwrap();
     let link = link_in(&confirmation.text, "/confirm-email");
-    let page = app.get(&link, None).await;
+    let page = app.follow(&link).await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.body);
     let me = app.get("/api/v1/me", Some(&bob.token)).await;
     assert_eq!(me.body["email_confirmed"], true);
@@ -320,33 +320,54 @@ async fn an_unconfirmed_address_gets_nothing_but_its_confirmation() {
     app.deliver(&mailer).await;
     assert_eq!(to(&smtp.received(), "bob").len(), 2);
 
-    // A changed address is unconfirmed again: only its confirmation goes out, to the new one.
+    // A changed address waits for its confirmation: until then, the old one stays the
+    // account's, and gets the notice of the change besides the usual mail.
     let changed = patch(
         &app,
         "/api/v1/me",
         &bob,
-        json!({"email": "robert@example.org"}),
+        json!({"email": "robert@example.org", "current_password": PASSWORD}),
     )
     .await;
-    assert_eq!(changed.body["email_confirmed"], false);
+    assert_eq!(changed.body["email_confirmed"], true, "{}", changed.body);
+    assert_eq!(changed.body["email"], "bob@example.org");
+    assert_eq!(changed.body["pending_email"], "robert@example.org");
     play_first(&app, &game, &bob).await;
     play_first(&app, &game, &alice).await;
     let before = smtp.messages().len();
     app.deliver(&mailer).await;
-    let mails: Vec<ReceivedMail> = since(&smtp, before)
+    let mails: Vec<(String, String)> = since(&smtp, before)
         .into_iter()
         .filter(|m| m.to != "alice@example.org")
+        .map(|m| (m.to, m.subject))
         .collect();
-    assert_eq!(
-        mails.len(),
-        1,
-        "{:?}",
-        mails.iter().map(|m| &m.subject).collect::<Vec<_>>()
-    );
-    assert_eq!(mails[0].to, "robert@example.org");
-    assert!(mails[0].subject.contains("confirm"));
-    // The old link no longer confirms anything.
-    assert_eq!(app.get(&link, None).await.status, StatusCode::BAD_REQUEST);
+    let expected = [
+        ("bob@example.org", "your email address is being changed"),
+        ("bob@example.org", "your move"),
+        ("robert@example.org", "confirm your email address"),
+    ];
+    assert_eq!(mails.len(), expected.len(), "{mails:?}");
+    for (expected_to, expected_subject) in expected {
+        assert!(
+            mails
+                .iter()
+                .any(|(to, subject)| to == expected_to && subject.contains(expected_subject)),
+            "{expected_subject} to {expected_to}: {mails:?}"
+        );
+    }
+    // Confirmed, the new address is the account's; the old link confirms nothing any more.
+    let confirmation = since(&smtp, before)
+        .into_iter()
+        .find(|m| m.to == "robert@example.org")
+        .unwrap();
+    let confirmed = app
+        .follow(&link_in(&confirmation.text, "/confirm-email"))
+        .await;
+    assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.body);
+    let me = app.get("/api/v1/me", Some(&bob.token)).await;
+    assert_eq!(me.body["email"], "robert@example.org");
+    assert_eq!(me.body["pending_email"], Value::Null);
+    assert_eq!(app.follow(&link).await.status, StatusCode::BAD_REQUEST);
 
     // Someone registering with Alice's confirmed address gets the same answer as anyone, but
     // its confirmation link cannot take the address from her.
@@ -362,7 +383,7 @@ async fn an_unconfirmed_address_gets_nothing_but_its_confirmation() {
     app.deliver(&mailer).await;
     let mails = since(&smtp, before);
     let stolen = link_in(&mails[0].text, "/confirm-email");
-    let refused = app.get(&stolen, None).await;
+    let refused = app.follow(&stolen).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     assert!(
         refused.body.as_str().unwrap().contains("already"),

@@ -394,3 +394,13 @@ fn every_response_is_a_response_object() {
         }
     }
 }
+
+/// The description gives addresses the pattern the server itself checks them by.
+#[test]
+fn addresses_are_described_by_the_servers_own_pattern() {
+    let pattern = kuryr::mail::address::ADDRESS_PATTERN;
+    for schema in ["Registration", "AccountChanges"] {
+        let email = &SPEC["components"]["schemas"][schema]["properties"]["email"];
+        assert_eq!(email["pattern"], json!(pattern), "{schema}: {email}");
+    }
+}

@@ -77,11 +77,12 @@ async fn every_page_and_every_answer_on_their_paths_carries_the_security_headers
     let mailer = app.mailer(&smtp);
     let mut seen = BTreeSet::new();
 
-    // Confirming an address: the page, the same link again, a forged and a missing token, and a
-    // method the path does not have.
+    // Confirming an address: the page (which confirms nothing: mail scanners open links), a
+    // forged and a missing token, its button, and a method the path does not have.
     let alice = app.user("alice").await;
     app.deliver(&mailer).await;
     let confirm = link_in(&smtp.received().pop().unwrap().text, "/confirm-email");
+    let confirm_token = confirm.split("token=").nth(1).unwrap().to_owned();
     for (what, expected) in [
         (confirm.as_str(), StatusCode::OK),
         ("/confirm-email?token=forged", StatusCode::BAD_REQUEST),
@@ -91,11 +92,53 @@ async fn every_page_and_every_answer_on_their_paths_carries_the_security_headers
         assert_eq!(page.status, expected, "{what}: {}", page.body);
         assert_page_headers(&mut seen, &format!("GET {what}"), &page);
     }
+    let me = app.get("/api/v1/me", Some(&alice.token)).await;
+    assert_eq!(me.body["email_confirmed"], false, "a GET confirms nothing");
+    let forged = form(&app, "/confirm-email", &[("token", "forged")]).await;
+    assert_eq!(forged.status, StatusCode::BAD_REQUEST);
+    assert_page_headers(&mut seen, "POST /confirm-email", &forged);
+    let confirmed = form(&app, "/confirm-email", &[("token", &confirm_token)]).await;
+    assert_eq!(confirmed.status, StatusCode::OK, "{}", confirmed.body);
+    assert_page_headers(&mut seen, "POST /confirm-email", &confirmed);
+    let me = app.get("/api/v1/me", Some(&alice.token)).await;
+    assert_eq!(me.body["email_confirmed"], true);
     let wrong_method = app
         .request(Method::DELETE, "/confirm-email?token=x", None, None)
         .await;
     assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
     assert_page_headers(&mut seen, "DELETE /confirm-email", &wrong_method);
+
+    // Undoing a change of address: the notice's link shows a page, its button undoes.
+    let changed = app
+        .request(
+            Method::PATCH,
+            "/api/v1/me",
+            Some(&alice.token),
+            Some(
+                json!({"email": "alice@example.net", "current_password": crate::helpers::PASSWORD}),
+            ),
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
+    app.deliver(&mailer).await;
+    let notice = smtp
+        .received()
+        .into_iter()
+        .find(|mail| mail.to == "alice@example.org" && mail.subject.contains("changed"))
+        .expect("the old address is told");
+    let undo = link_in(&notice.text, "/undo-email-change");
+    let undo_token = undo.split("token=").nth(1).unwrap().to_owned();
+    for (what, expected) in [
+        (undo.as_str(), StatusCode::OK),
+        ("/undo-email-change?token=forged", StatusCode::BAD_REQUEST),
+    ] {
+        let page = app.get(what, None).await;
+        assert_eq!(page.status, expected, "{what}: {}", page.body);
+        assert_page_headers(&mut seen, &format!("GET {what}"), &page);
+    }
+    let undone = form(&app, "/undo-email-change", &[("token", &undo_token)]).await;
+    assert_eq!(undone.status, StatusCode::OK, "{}", undone.body);
+    assert_page_headers(&mut seen, "POST /undo-email-change", &undone);
 
     // Setting a new password: the form, a dead link, a password too short, a body that is not
     // a form, a form without its fields, and the form that works.

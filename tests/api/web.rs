@@ -65,6 +65,12 @@ impl<'a> Browser<'a> {
         response
     }
 
+    /// A request from the client address `ip`.
+    pub async fn send_from(&mut self, ip: &str, request: TestRequest) -> TestResponse {
+        let peer = std::net::SocketAddr::new(ip.parse().expect("an IP address"), 40_000);
+        self.send(request.peer_addr(peer)).await
+    }
+
     pub async fn get(&mut self, path: &str) -> TestResponse {
         self.send(TestRequest::get().uri(path)).await
     }

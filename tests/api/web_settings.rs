@@ -82,6 +82,7 @@ async fn the_settings_page_needs_a_sign_in_and_shows_every_section() {
         "time_zone",
         "play_forced_moves",
         "new_email",
+        "email_current_password",
         "current_password",
         "new_password",
     ] {
@@ -151,7 +152,10 @@ async fn each_settings_form_changes_what_the_api_reports() {
         .submit(
             "/settings",
             "/settings/email",
-            &[("email", "alice.new@example.org")],
+            &[
+                ("email", "alice.new@example.org"),
+                ("current_password", PASSWORD),
+            ],
         )
         .await;
     assert_saved(&saved, "email");
@@ -211,7 +215,7 @@ async fn a_refused_setting_says_why_and_keeps_what_was_typed() {
         .submit(
             "/settings",
             "/settings/email",
-            &[("email", "not an address")],
+            &[("email", "not an address"), ("current_password", PASSWORD)],
         )
         .await;
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -228,7 +232,7 @@ async fn every_settings_form_needs_this_visitors_token() {
     let app = spawn_app().await;
     let (mut browser, alice) = signed_in(&app, "alice").await;
     let anonymous = Browser::new(&app).csrf("/signin").await;
-    let forms: [(&str, Vec<(&str, &str)>); 5] = [
+    let forms: [(&str, Vec<(&str, &str)>); 7] = [
         (
             "/settings/notifications",
             vec![
@@ -239,7 +243,13 @@ async fn every_settings_form_needs_this_visitors_token() {
         ),
         ("/settings/account", vec![("time_zone", "Asia/Tokyo")]),
         ("/settings/vacation", vec![("action", "start")]),
-        ("/settings/email", vec![("email", "mallory@example.org")]),
+        (
+            "/settings/email",
+            vec![
+                ("email", "mallory@example.org"),
+                ("current_password", PASSWORD),
+            ],
+        ),
         (
             "/settings/password",
             vec![
@@ -247,6 +257,8 @@ async fn every_settings_form_needs_this_visitors_token() {
                 ("new_password", "mallory's password"),
             ],
         ),
+        ("/settings/sign-out-everywhere", vec![]),
+        ("/settings/credentials", vec![("action", "revoke_all")]),
     ];
     for (path, fields) in &forms {
         for csrf in ["", anonymous.as_str(), &"0".repeat(32)] {
@@ -421,4 +433,189 @@ async fn the_forgotten_password_form_keeps_the_apis_limits() {
     }
     // Three a few hours per address, as the API allows.
     assert_eq!(statuses, [303, 303, 303, 429]);
+}
+
+#[actix_web::test]
+async fn an_address_change_on_the_web_needs_the_password_and_waits_for_its_confirmation() {
+    let app = spawn_app().await;
+    let smtp = TestSmtp::start();
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let mut browser = Browser::new(&app);
+    browser.sign_in("alice", PASSWORD).await;
+    let refused = browser
+        .submit(
+            "/settings",
+            "/settings/email",
+            &[
+                ("email", "mallory@example.org"),
+                ("current_password", "not my password"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(problem_in(&refused).contains("current password is wrong"));
+    assert!(html(&refused).contains("value=\"mallory@example.org\""));
+    let without = browser
+        .submit(
+            "/settings",
+            "/settings/email",
+            &[("email", "mallory@example.org")],
+        )
+        .await;
+    assert_eq!(without.status, StatusCode::BAD_REQUEST, "a form without it");
+    let me = api(&app, "/api/v1/me", &alice).await;
+    assert_eq!(me["email"], "alice@example.org");
+    assert_eq!(me["pending_email"], Value::Null);
+
+    let saved = browser
+        .submit(
+            "/settings",
+            "/settings/email",
+            &[
+                ("email", "alice@example.net"),
+                ("current_password", PASSWORD),
+            ],
+        )
+        .await;
+    assert_saved(&saved, "email");
+    let page = browser.get("/settings?saved=email").await;
+    let waiting = html(&page);
+    let at = waiting
+        .find("id=\"pending-email\"")
+        .expect("the change waits");
+    assert!(waiting[at..].contains("alice@example.net"));
+    let me = api(&app, "/api/v1/me", &alice).await;
+    assert_eq!(me["email"], "alice@example.org");
+    assert_eq!(me["pending_email"], "alice@example.net");
+}
+
+#[actix_web::test]
+async fn the_settings_list_the_sign_ins_and_sign_out_everywhere_ends_them() {
+    let app = spawn_app().await;
+    let (mut browser, alice) = signed_in(&app, "alice").await;
+    let mut phone = Browser::new(&app);
+    let csrf = phone.csrf("/signin").await;
+    let signed_in = phone
+        .send_from(
+            "198.51.100.7",
+            TestRequest::post()
+                .uri("/signin")
+                .insert_header((header::USER_AGENT, "Phone <b>browser</b>"))
+                .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                .set_payload(
+                    serde_html_form::to_string([
+                        ("csrf", csrf.as_str()),
+                        ("login", "alice"),
+                        ("password", PASSWORD),
+                    ])
+                    .unwrap(),
+                ),
+        )
+        .await;
+    assert_eq!(
+        signed_in.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        signed_in.body
+    );
+
+    let page = browser.get("/settings").await;
+    let page = html(&page);
+    let at = page.find("id=\"sessions\"").expect("the sign-ins section");
+    let section = &page[at..at + page[at..].find("</section>").unwrap()];
+    assert!(section.contains("198.51.100.7"), "{section}");
+    assert!(
+        section.contains("Phone &lt;b&gt;browser&lt;&#x2f;b&gt;"),
+        "escaped: {section}"
+    );
+    assert!(section.contains("this browser"), "{section}");
+
+    let out = browser
+        .submit("/settings", "/settings/sign-out-everywhere", &[])
+        .await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        out.header("location"),
+        Some("/signin?signed_out=everywhere")
+    );
+    for other in [&mut browser, &mut phone] {
+        assert_eq!(
+            other.get("/settings").await.status,
+            StatusCode::SEE_OTHER,
+            "signed out"
+        );
+    }
+    assert_eq!(
+        app.get("/api/v1/me", Some(&alice.token)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let notice = browser.get("/signin?signed_out=everywhere").await;
+    assert!(html(&notice).contains("Every session of your account is signed out"));
+}
+
+#[actix_web::test]
+async fn after_a_password_change_the_next_sign_in_asks_about_tokens_and_webhooks() {
+    let app = spawn_app().await;
+    let (mut browser, alice) = signed_in(&app, "alice").await;
+    let bot = app.personal_token(&alice, &["game:play"]).await;
+
+    // The change itself asks, in this browser.
+    let changed = browser
+        .submit(
+            "/settings",
+            "/settings/password",
+            &[
+                ("current_password", PASSWORD),
+                ("new_password", "a brand new password"),
+            ],
+        )
+        .await;
+    assert_eq!(changed.status, StatusCode::SEE_OTHER);
+    let location = changed.header("location").unwrap().to_owned();
+    assert!(
+        location.starts_with("/settings/credentials?next="),
+        "{location}"
+    );
+    // Elsewhere, signing in asks too, until a choice is made.
+    let mut elsewhere = Browser::new(&app);
+    let csrf = elsewhere.csrf("/signin?next=/games").await;
+    let signed_in = elsewhere
+        .post(
+            "/signin",
+            &[
+                ("csrf", &csrf),
+                ("login", "alice"),
+                ("password", "a brand new password"),
+                ("next", "/games"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        signed_in.header("location"),
+        Some("/settings/credentials?next=%2Fgames")
+    );
+    let review = elsewhere.get("/settings/credentials?next=%2Fgames").await;
+    assert_eq!(review.status, StatusCode::OK);
+    assert!(html(&review).contains("a test token"), "{}", html(&review));
+    let revoked = elsewhere
+        .submit(
+            "/settings/credentials?next=%2Fgames",
+            "/settings/credentials",
+            &[("action", "revoke_all"), ("next", "/games")],
+        )
+        .await;
+    assert_eq!(revoked.status, StatusCode::OK);
+    assert!(html(&revoked).contains("1 personal token(s) revoked"));
+    assert!(html(&revoked).contains("href=\"&#x2f;games\""));
+    assert_eq!(
+        app.get("/api/v1/games", Some(&bot)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    // Nothing waits any more: the page goes straight on.
+    let nothing = browser.get(&location).await;
+    assert_eq!(nothing.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        nothing.header("location"),
+        Some("/settings?saved=password#password")
+    );
 }

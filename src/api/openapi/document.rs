@@ -36,6 +36,9 @@ use crate::service::model::event::EventKind;
         accounts::me,
         accounts::update_me,
         accounts::change_password,
+        accounts::sessions,
+        accounts::credentials_review,
+        accounts::settle_credentials_review,
         accounts::resend_confirmation,
         accounts::notification_settings,
         accounts::update_notification_settings,
@@ -44,7 +47,10 @@ use crate::service::model::event::EventKind;
         accounts::end_vacation,
         accounts::request_password_reset,
         accounts::reset_password,
+        pages::confirm_form,
         pages::confirm_email,
+        pages::undo_form,
+        pages::undo_email_change,
         pages::reset_form,
         pages::reset_submit,
         pages::unsubscribe_form,
@@ -891,6 +897,22 @@ fn constrain_requests(schemas: &mut Map<String, Value>, requests: &[String]) {
         "examples": zone["examples"],
         "oneOf": [schema_ref("TimeZone"), { "type": "null" }],
     });
+    // An address change carries the password: whenever `email` is an address, `current_password`
+    // is there too (a wrong one is 403, which no schema can know).
+    let changes = schemas["AccountChanges"]
+        .as_object_mut()
+        .expect("AccountChanges is an object");
+    changes.insert(
+        "if".into(),
+        json!({ "properties": { "email": { "type": "string" } }, "required": ["email"] }),
+    );
+    changes.insert(
+        "then".into(),
+        json!({
+            "properties": { "current_password": { "type": "string" } },
+            "required": ["current_password"],
+        }),
+    );
     for name in ["NewWebhook", "WebhookChanges"] {
         let properties = &mut schemas[name]["properties"];
         properties["url"]["pattern"] = json!(r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[^\u0000]*$");

@@ -1,6 +1,7 @@
 //! What several account use cases write: the uniqueness of names and addresses, a new password
-//! (which ends every session), the confirmation mail of an address, and stored notification
-//! settings with the deadlines and digest that depend on them.
+//! (which ends every session), a new session with its sign-in, the credentials to review after a
+//! password change, the confirmation mail of an address, and stored notification settings with
+//! the deadlines and digest that depend on them.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -13,19 +14,22 @@ use crate::auth::hasher::Hasher;
 use crate::auth::links::LinkPurpose;
 use crate::clock;
 use crate::db::models::User;
+use crate::db::sign_ins::{self, SignIn};
 use crate::db::users::{self, UniqueKey};
-use crate::db::{Database, DbConn, sessions};
+use crate::db::{Database, DbConn, sessions, tokens, webhooks};
 use crate::limits::{AccountMail, Limits};
 use crate::mail::{self, Notification};
-use crate::service::model::account::{email_taken, key, username_taken};
+use crate::service::model::account::{Origin, email_taken, key, username_taken};
 use crate::service::model::error::{Conflict, ServiceError};
 use crate::service::model::notification::{Settings, TurnDelivery, next_digest_at};
 use crate::service::model::users::recipient;
+use crate::service::views::{CredentialsReview, ReviewedToken, ReviewedWebhook};
 
 /// Paths of the pages the links open (served by `api::pages`).
 pub const CONFIRM_PATH: &str = "/confirm-email";
 pub const RESET_PATH: &str = "/reset-password";
 pub const UNSUBSCRIBE_PATH: &str = "/unsubscribe";
+pub const UNDO_EMAIL_CHANGE_PATH: &str = "/undo-email-change";
 
 /// What the account use cases run on besides their input: the database, the threads that alone
 /// hash and check passwords, the keys that sign login tokens, where the links in mails point,
@@ -113,21 +117,24 @@ pub async fn set_password_hash(
     .await
 }
 
-/// Writes the confirmation mail for the user's current address.
+/// Writes the confirmation mail for `address`: the account's own while it is unconfirmed, or
+/// the one a change waits for.
 pub fn send_confirmation(
     conn: &mut DbConn,
     notifier: &Notifier,
     user: &User,
+    address: &str,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     let url = notifier.link(
         LinkPurpose::VerifyEmail,
         CONFIRM_PATH,
         &user.id,
-        &key(&user.email),
+        &key(address),
         now,
     );
-    let to = recipient(conn, &user.id)?;
+    let mut to = recipient(conn, &user.id)?;
+    address.clone_into(&mut to.email);
     let expires = now + LinkPurpose::VerifyEmail.lifetime();
     let mail = Notification::VerifyEmail(mail::VerifyEmail {
         username: user.username.clone(),
@@ -136,6 +143,99 @@ pub fn send_confirmation(
     });
     enqueue(conn, &to, mail, None, now)?;
     Ok(())
+}
+
+/// A login session that has just begun: its token, and the credentials to review when a
+/// password change or reset asked for it (see [`credentials_review`]).
+#[derive(Clone, Debug)]
+pub struct SignedIn {
+    pub token: String,
+    pub review: Option<CredentialsReview>,
+}
+
+/// A login session about to begin: whose, under which session version, from where.
+#[derive(Clone, Debug)]
+pub struct NewSession {
+    pub user_id: String,
+    pub session_version: i32,
+    pub origin: Origin,
+}
+
+/// Begins a login session, recorded with where it came from.
+pub async fn begin_session(
+    db: &Database,
+    keys: &TokenKeys,
+    session: NewSession,
+    now: DateTime<Utc>,
+) -> Result<SignedIn, ServiceError> {
+    let issued = keys
+        .issue(&session.user_id, session.session_version, now)
+        .map_err(ServiceError::Internal)?;
+    db.write(move |conn| {
+        sign_ins::insert(
+            conn,
+            &SignIn {
+                id: issued.session_id,
+                user_id: session.user_id.clone(),
+                session_version: session.session_version,
+                created_at: now.naive_utc(),
+                expires_at: issued.expires_at.naive_utc(),
+                client_address: session.origin.address.to_string(),
+                user_agent: session.origin.user_agent,
+            },
+        )?;
+        let user = users::get(conn, &session.user_id)?;
+        let review = credentials_review(conn, &user)?;
+        if review.is_none() && user.review_credentials {
+            // Nothing outlived the password: there is nothing left to ask.
+            users::set_review_credentials(conn, &user.id, false)?;
+        }
+        Ok(SignedIn {
+            token: issued.token,
+            review,
+        })
+    })
+    .await
+}
+
+/// The personal tokens and webhooks of an account whose password changed since its owner last
+/// looked at them; `None` when there is nothing to review.
+pub fn credentials_review(
+    conn: &mut DbConn,
+    user: &User,
+) -> Result<Option<CredentialsReview>, ServiceError> {
+    if !user.review_credentials {
+        return Ok(None);
+    }
+    let personal_tokens = tokens::of_user(conn, &user.id)?
+        .into_iter()
+        .map(|token| ReviewedToken {
+            scopes: token.scopes.split_whitespace().map(str::to_owned).collect(),
+            id: token.id,
+            name: token.name,
+            created_at: utc(token.created_at),
+            last_used_at: token.last_used_at.map(utc),
+        })
+        .collect::<Vec<_>>();
+    let webhooks = webhooks::of_user(conn, &user.id)?
+        .into_iter()
+        .map(|webhook| ReviewedWebhook {
+            id: webhook.id,
+            url: webhook.url,
+            enabled: webhook.enabled,
+            created_at: utc(webhook.created_at),
+        })
+        .collect::<Vec<_>>();
+    Ok(
+        (!personal_tokens.is_empty() || !webhooks.is_empty()).then_some(CredentialsReview {
+            personal_tokens,
+            webhooks,
+        }),
+    )
+}
+
+fn utc(naive: chrono::NaiveDateTime) -> DateTime<Utc> {
+    naive.and_utc()
 }
 
 /// Stores a user's settings and moves their next digest to match them.

@@ -169,7 +169,13 @@ pub fn mail_row(
     now: DateTime<Utc>,
 ) -> Result<Option<OutboxRow>, ServiceError> {
     let kind = notification.kind();
-    let account_mail = matches!(notification, Notification::VerifyEmail(_));
+    // Mail about the account itself answers its owner's request or protects them: it is not a
+    // setting, and it goes to an address not confirmed yet (a confirmation) or to the one a
+    // change replaces.
+    let account_mail = matches!(
+        notification,
+        Notification::VerifyEmail(_) | Notification::EmailChanged(_)
+    );
     if !account_mail && (to.email_verified_at.is_none() || !to.settings()?.wants(kind)) {
         return Ok(None);
     }

@@ -1,7 +1,10 @@
 //! What an account is made of: a username, an email address and a password, each checked the
 //! one way both faces check them, and the case-insensitive key uniqueness is judged by.
 
+use std::net::IpAddr;
+
 use super::error::{Conflict, ServiceError};
+use crate::mail::address::check_address;
 
 pub const PASSWORD_MIN_CHARS: usize = 8;
 /// Long enough for any passphrase, short enough that hashing cannot be used to tie up the server.
@@ -30,27 +33,18 @@ pub fn validate_username(username: &str) -> Result<String, ServiceError> {
     Ok(username.to_owned())
 }
 
-/// An email address: one `@`, something before it, a dotted domain after it, no spaces.
+/// An email address mail can be sent to (`mail::address`), with the reason when it is not one.
 pub fn validate_email(email: &str) -> Result<String, ServiceError> {
     let email = email.trim();
-    let invalid = || {
+    check_address(email).map_err(|reason| {
         ServiceError::invalid(
             "email",
-            format!("`{email}` is not an email address like name@example.org"),
+            format!(
+                "`{}` is not an address mail can be sent to: {reason}",
+                email.escape_debug()
+            ),
         )
-    };
-    if email.len() > 254 || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(invalid());
-    }
-    let (local, domain) = email.split_once('@').ok_or_else(invalid)?;
-    let domain_ok = !domain.contains('@')
-        && domain.contains('.')
-        && domain
-            .split('.')
-            .all(|label| !label.is_empty() && !label.starts_with('-'));
-    if local.is_empty() || local.len() > 64 || !domain_ok {
-        return Err(invalid());
-    }
+    })?;
     Ok(email.to_owned())
 }
 
@@ -69,6 +63,33 @@ pub fn validate_password(password: &str, field: &'static str) -> Result<(), Serv
         ));
     }
     Ok(())
+}
+
+/// Where a request that begins a session came from, as the account's list of sign-ins shows it.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    pub address: IpAddr,
+    /// What the client says it is, cut to [`USER_AGENT_MAX_CHARS`] printable characters.
+    pub user_agent: String,
+}
+
+/// The most of a user agent a sign-in keeps: enough to tell browsers and programs apart.
+pub const USER_AGENT_MAX_CHARS: usize = 200;
+
+impl Origin {
+    pub fn new(address: IpAddr, user_agent: &str) -> Self {
+        let user_agent = user_agent
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(USER_AGENT_MAX_CHARS)
+            .collect::<String>()
+            .trim()
+            .to_owned();
+        Origin {
+            address,
+            user_agent,
+        }
+    }
 }
 
 /// The case-insensitive key that uniqueness is judged by.
