@@ -26,7 +26,7 @@
 //! test: nothing here fails on a number.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +34,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use socket2::{Domain, Socket, Type};
+
+#[path = "common/wire.rs"]
+mod wire;
+use wire::{connect, exchange};
 
 const ATTACKER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
 const BYSTANDER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 3);
@@ -187,23 +190,10 @@ impl Kuryr {
     /// Presses the confirmation page's button for a mailed link: its token POSTed as the form.
     fn confirm(&self, link: &str) -> u16 {
         let (page, query) = link.split_once('?').expect("a link with its token");
-        let Ok(mut stream) = connect(BYSTANDER, self.port) else {
-            return 0;
-        };
-        let request = format!(
-            "POST {page} HTTP/1.1\r\nHost: kuryr\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{query}",
-            query.len()
-        );
-        let mut answer = String::new();
-        if stream.write_all(request.as_bytes()).is_err() {
-            return 0;
-        }
-        let _ = stream.read_to_string(&mut answer);
-        answer
-            .split(' ')
-            .nth(1)
-            .and_then(|status| status.parse().ok())
-            .unwrap_or(0)
+        let form = "Content-Type: application/x-www-form-urlencoded\r\n";
+        connect(BYSTANDER, self.port)
+            .and_then(|mut stream| wire::request(&mut stream, "POST", page, form, query))
+            .map_or(0, |(status, _)| status)
     }
 
     /// The confirmation link mailed to `to`, once the outbox worker has written it.
@@ -241,64 +231,6 @@ impl Drop for Kuryr {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn connect(from: Ipv4Addr, port: u16) -> std::io::Result<TcpStream> {
-    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
-    socket.bind(&SocketAddr::from((from, 0)).into())?;
-    socket.connect_timeout(
-        &SocketAddr::from((Ipv4Addr::LOCALHOST, port)).into(),
-        Duration::from_secs(5),
-    )?;
-    let stream: TcpStream = socket.into();
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    stream.set_nodelay(true)?;
-    Ok(stream)
-}
-
-/// One HTTP/1.1 request and its answer on a kept-alive connection.
-fn exchange(
-    stream: &mut TcpStream,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> std::io::Result<(u16, Value)> {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: kuryr\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte)? == 0 {
-            return Err(ErrorKind::UnexpectedEof.into());
-        }
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head);
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut answer = vec![0u8; length];
-    stream.read_exact(&mut answer)?;
-    Ok((
-        status,
-        serde_json::from_slice(&answer).unwrap_or(Value::Null),
-    ))
 }
 
 /// Latencies of the polite client, in ms.
@@ -758,32 +690,7 @@ fn picture_load(
 
 /// A GET whose answer is read and dropped (a picture is no JSON); its status.
 fn picture_exchange(stream: &mut TcpStream, path: &str) -> std::io::Result<u16> {
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: kuryr\r\n\r\n")?;
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte)? == 0 {
-            return Err(ErrorKind::UnexpectedEof.into());
-        }
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head);
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-length")
-                .then(|| value.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body)?;
-    Ok(status)
+    wire::request(stream, "GET", path, "", "").map(|(status, _)| status)
 }
 
 fn counted(statuses: &std::collections::BTreeMap<u16, usize>) -> String {

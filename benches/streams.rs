@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -29,7 +29,10 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use socket2::{Domain, Socket, Type};
+
+#[path = "common/wire.rs"]
+mod wire;
+use wire::{connect, exchange, read_head};
 
 const PASSWORD: &str = "a correct horse battery";
 /// A whole legal Cheversi game, White first (as in `tests/events.rs`).
@@ -344,69 +347,6 @@ fn clock_ticks_per_second() -> f64 {
         .and_then(|out| String::from_utf8(out.stdout).ok())
         .and_then(|text| text.trim().parse().ok())
         .unwrap_or(100.0)
-}
-
-fn connect(from: Ipv4Addr, port: u16) -> std::io::Result<TcpStream> {
-    let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
-    socket.bind(&SocketAddr::from((from, 0)).into())?;
-    socket.connect_timeout(
-        &SocketAddr::from((Ipv4Addr::LOCALHOST, port)).into(),
-        Duration::from_secs(5),
-    )?;
-    let stream: TcpStream = socket.into();
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    stream.set_nodelay(true)?;
-    Ok(stream)
-}
-
-/// Reads an answer's head; its status and headers, lower-cased.
-fn read_head(stream: &mut TcpStream) -> std::io::Result<(u16, String)> {
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte)? == 0 {
-            return Err(ErrorKind::UnexpectedEof.into());
-        }
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head).to_lowercase();
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    Ok((status, head))
-}
-
-/// One HTTP/1.1 request and its answer on a kept-alive connection.
-fn exchange(
-    stream: &mut TcpStream,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> std::io::Result<(u16, Value)> {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: kuryr\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )?;
-    let (status, head) = read_head(stream)?;
-    let length = head
-        .lines()
-        .find_map(|line| {
-            let (name, value) = line.split_once(':')?;
-            (name == "content-length").then(|| value.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut answer = vec![0u8; length];
-    stream.read_exact(&mut answer)?;
-    Ok((
-        status,
-        serde_json::from_slice(&answer).unwrap_or(Value::Null),
-    ))
 }
 
 /// The streams that opened, each with the index of its game, and how every attempt was answered
