@@ -1,6 +1,7 @@
 //! Kuryr, a correspondence game server.
 //!
 //! * [`rules`]: the pure game engines;
+//! * [`rating`]: the pure rating systems (Glicko-2, the FIBS formula);
 //! * [`clock`]: the pure correspondence clocks (deadlines, time banks, vacations, reminders);
 //! * [`db`]: storage on SQLite or PostgreSQL;
 //! * [`service`]: the use cases, each one transaction;
@@ -22,6 +23,7 @@ pub mod http;
 pub mod limits;
 pub mod mail;
 pub mod pool;
+pub mod rating;
 pub mod rules;
 pub mod service;
 pub mod web;

@@ -1125,3 +1125,223 @@ async fn people_sign_up_confirm_sign_in_and_change_settings_in_a_real_browser() 
     assert!(site.server.port > 0);
     eprintln!("screenshots: {}", screenshot_dir().display());
 }
+
+/// Where `KURYR_SCREENSHOTS` asks for the profile's and leaderboard's pictures (created when
+/// missing); `None` when it is not set, and then nothing is saved.
+fn screenshots_asked() -> Option<PathBuf> {
+    let dir = std::env::var_os("KURYR_SCREENSHOTS").filter(|dir| !dir.is_empty())?;
+    let dir = PathBuf::from(dir);
+    std::fs::create_dir_all(&dir).expect("the folder KURYR_SCREENSHOTS names");
+    Some(dir)
+}
+
+/// The page in `client` as `name`.png in `dir`, if there is one.
+async fn save_screenshot(client: &Client, dir: Option<&Path>, name: &str) {
+    let Some(dir) = dir else { return };
+    let png = client.screenshot().await.expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    std::fs::write(dir.join(format!("{name}.png")), png).expect("the screenshot is written");
+}
+
+/// Signs `username` up in `client` and confirms their address from the mail; they stay signed
+/// in.
+async fn sign_up_confirmed(site: &Site, client: &Client, username: &str) {
+    let email = format!("{username}@example.org");
+    client.goto(&format!("{}/signup", site.base)).await.unwrap();
+    fill(client, "username", username).await;
+    fill(client, "email", &email).await;
+    fill(client, "password", PASSWORD).await;
+    click(client, "main form button[type=submit]").await;
+    assert!(
+        path_of(client).await.starts_with("/games"),
+        "{username} signed up"
+    );
+    client.goto(&confirmation_link(site, &email)).await.unwrap();
+    click(client, "form button[type=submit]").await;
+    let confirmed = text_of(client, "body").await;
+    assert!(confirmed.contains("is confirmed"), "{confirmed}");
+}
+
+/// A player's profile and the leaderboards: Alice challenges Bob to a rated game from his
+/// profile, both move and Alice resigns (without JavaScript); then a visitor with JavaScript
+/// reads Bob's profile (his rating, his record, the chart of his rating, the game) and the
+/// Cheversi leaderboard, which has nobody established yet, on a desktop and on a phone.
+/// `KURYR_SCREENSHOTS` names a folder for `profile.png` and `leaderboard.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_and_the_leaderboards_in_a_real_browser() {
+    let shots = screenshots_asked();
+    let driver = start_driver();
+    let site = start_site();
+    let alice = browser(&driver, false, 1280, 900).await;
+    let bob = browser(&driver, false, 1280, 900).await;
+    sign_up_confirmed(&site, &alice, "alice").await;
+    sign_up_confirmed(&site, &bob, "bob").await;
+
+    // From Bob's profile to the challenge form, Bob filled in; a rated Cheversi game.
+    alice
+        .goto(&format!("{}/players/bob", site.base))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&alice, "h1").await, "bob");
+    click(&alice, "#challenge").await;
+    assert_eq!(path_of(&alice).await, "/challenges/new?opponent=bob");
+    let opponent = find(&alice, "#opponent").await.prop("value").await.unwrap();
+    assert_eq!(opponent.as_deref(), Some("bob"), "the opponent filled in");
+    find(&alice, "#game")
+        .await
+        .select_by_value("cheversi")
+        .await
+        .unwrap();
+    find(&alice, "#color-white")
+        .await
+        .click()
+        .await
+        .expect("White chosen");
+    find(&alice, "#rated")
+        .await
+        .click()
+        .await
+        .expect("Rated ticked");
+    click(&alice, "main form button[type=submit]").await;
+    assert!(path_of(&alice).await.starts_with("/games"), "challenged");
+    let mine = text_of(&alice, "#outgoing + ul").await;
+    assert!(mine.contains("rated"), "{mine}");
+    bob.goto(&format!("{}/games", site.base)).await.unwrap();
+    click(&bob, "form[action$='/accept'] button[type=submit]").await;
+    let game = path_of(&bob).await;
+    assert!(game.starts_with("/games/"), "accepted to {game}");
+    assert_eq!(text_of(&bob, "#rated").await, "Rated");
+    let title = text_of(&bob, "h1").await;
+    assert_eq!(title, "Cheversi: alice 1500 (White) vs bob 1500 (Black)");
+
+    // Each moves once, then Alice resigns.
+    assert_eq!(play(&site, [&alice, &bob], &game, 2).await, 2);
+    alice.goto(&format!("{}{game}", site.base)).await.unwrap();
+    find(&alice, "#confirm")
+        .await
+        .click()
+        .await
+        .expect("Yes, I resign");
+    click(&alice, "form.resign button[type=submit]").await;
+    assert_eq!(text_of(&alice, ".facts dt:first-child").await, "Result");
+
+    // A visitor, with JavaScript, reads Bob's profile.
+    let visitor = browser(&driver, true, 1280, 900).await;
+    visitor
+        .goto(&format!("{}/players/bob", site.base))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&visitor, "h1").await, "bob");
+    let row = visitor
+        .execute(
+            "return [...document.querySelectorAll('#rating-cheversi > *')].map(c => c.innerText.trim())",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let cells: Vec<&str> = row
+        .as_array()
+        .expect("the row's cells")
+        .iter()
+        .map(|cell| cell.as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(cells[0], "Cheversi", "{row}");
+    let rating = cells[1].trim_end_matches('?');
+    assert!(cells[1].ends_with('?'), "provisional after one game: {row}");
+    assert!(
+        rating.parse::<i32>().is_ok_and(|r| r > 1500),
+        "Bob won: {row}"
+    );
+    assert_eq!(&cells[cells.len() - 4..], ["1", "1", "0", "0"], "{row}");
+    let chart = find(&visitor, "#history-cheversi figure svg[role=img]").await;
+    let desc = visitor
+        .execute(
+            "const s = document.querySelector('#history-cheversi svg'); \
+             const r = s.getBoundingClientRect(); \
+             return [document.getElementById('chart-cheversi-desc').textContent, r.width, r.height, \
+                     s.querySelectorAll('circle').length]",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let summary = desc[0].as_str().unwrap();
+    assert!(
+        summary.contains(&format!("from 1500 to {rating}")),
+        "{summary}"
+    );
+    assert!(
+        desc[1].as_f64().unwrap() > 400.0 && desc[2].as_f64().unwrap() > 150.0,
+        "{desc}"
+    );
+    assert_eq!(
+        desc[3].as_u64(),
+        Some(2),
+        "a dot at the start and after the game"
+    );
+    assert_eq!(
+        chart.attr("aria-labelledby").await.unwrap().as_deref(),
+        Some("chart-cheversi-title chart-cheversi-desc")
+    );
+    let links = visitor
+        .find_all(Locator::Css(&format!("main a[href='{game}']")))
+        .await
+        .unwrap();
+    assert_eq!(
+        links.len(),
+        2,
+        "the game from the history and the recent games"
+    );
+    let recent = text_of(&visitor, "table.recent tbody tr").await;
+    assert!(
+        recent.contains("Cheversi") && recent.contains("alice") && recent.contains("Won"),
+        "{recent}"
+    );
+    assert!(
+        has(&visitor, "#challenge").await,
+        "a visitor may challenge Bob"
+    );
+    save_screenshot(&visitor, shots.as_deref(), "profile").await;
+
+    // The leaderboards, from the header: every game, and Cheversi's waiting for its first
+    // established player.
+    click(&visitor, "header nav a[href='/leaderboards']").await;
+    let games = visitor
+        .find_all(Locator::Css("nav.games-nav a"))
+        .await
+        .unwrap();
+    assert_eq!(games.len(), 7);
+    click(&visitor, "nav.games-nav a[href='/leaderboards/cheversi']").await;
+    assert_eq!(text_of(&visitor, "h1").await, "Cheversi leaderboard");
+    let empty = text_of(&visitor, "#empty").await;
+    assert!(
+        empty.contains("No established Cheversi players yet"),
+        "{empty}"
+    );
+    assert_eq!(
+        text_of(&visitor, "nav.games-nav a[aria-current=page]").await,
+        "Cheversi"
+    );
+    save_screenshot(&visitor, shots.as_deref(), "leaderboard").await;
+    visitor
+        .goto(&format!("{}/leaderboards/nosuchgame", site.base))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&visitor, "h1").await, "Not Found");
+
+    // On a phone, both pages fit the width, the chart too.
+    let phone = browser(&driver, true, 360, 800).await;
+    for page in ["/players/bob", "/leaderboards/cheversi"] {
+        phone.goto(&format!("{}{page}", site.base)).await.unwrap();
+        find(&phone, "h1").await;
+        fits_the_phone(&phone, page).await;
+    }
+    phone
+        .goto(&format!("{}/players/bob", site.base))
+        .await
+        .unwrap();
+    save_screenshot(&phone, shots.as_deref(), "phone-profile").await;
+
+    for client in [alice, bob, visitor, phone] {
+        client.close().await.unwrap();
+    }
+}

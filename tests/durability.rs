@@ -42,15 +42,34 @@ fn acknowledged_moves_survive_sigkill_on_sqlite() {
 
 #[test]
 fn acknowledged_moves_survive_sigkill_on_postgres() {
+    if let Some(storage) = postgres("durability") {
+        sigkill_mid_load_then_check(&storage);
+    }
+}
+
+/// A fresh database for `purpose` on the server `KURYR_TEST_DATABASE_URL` names, if it names one.
+fn postgres(purpose: &str) -> Option<Storage> {
     let Some(admin_url) = std::env::var("KURYR_TEST_DATABASE_URL")
         .ok()
         .filter(|url| !url.is_empty())
     else {
-        eprintln!("KURYR_TEST_DATABASE_URL is not set: the PostgreSQL durability test did not run");
-        return;
+        eprintln!("KURYR_TEST_DATABASE_URL is not set: the PostgreSQL {purpose} test did not run");
+        return None;
     };
-    let storage = Storage::postgres(&admin_url, "durability");
-    sigkill_mid_load_then_check(&storage);
+    Some(Storage::postgres(&admin_url, purpose))
+}
+
+#[test]
+fn rated_endings_survive_sigkill_on_sqlite() {
+    let storage = Storage::sqlite();
+    sigkill_mid_endings_then_check(&storage);
+}
+
+#[test]
+fn rated_endings_survive_sigkill_on_postgres() {
+    if let Some(storage) = postgres("rated_endings") {
+        sigkill_mid_endings_then_check(&storage);
+    }
 }
 
 /// An HTTP client of one thread. Requests time out, so a thread notices a server that stopped
@@ -97,6 +116,15 @@ impl Client {
         } else {
             request.send_json(body)?
         };
+        read(response)
+    }
+
+    /// A POST of a form, as a browser sends it.
+    fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> Result<Reply, ureq::Error> {
+        let response = self
+            .agent
+            .post(format!("{}{path}", self.base))
+            .send_form(fields.iter().copied())?;
         read(response)
     }
 
@@ -173,19 +201,20 @@ struct Outcome {
     refusals: Vec<String>,
 }
 
-/// Plays `games` (indexes into `all`) ply by ply, round-robin, until every one is over or the
-/// server stops answering.
+/// Plays `games` (indexes into `all`) ply by ply, round-robin, from the first ply of `plies`
+/// until its end or until the server stops answering.
 fn play(
     port: u16,
     all: &[TestGame],
     games: Vec<usize>,
     tokens: &[String],
-    acked: &AtomicUsize,
-    killed: &AtomicBool,
+    plies: std::ops::Range<usize>,
+    counters: (&AtomicUsize, &AtomicBool),
 ) -> Outcome {
+    let (acked, killed) = counters;
     let client = Client::new(port);
     let mut outcome = Outcome::default();
-    for (ply, mv) in GAME.iter().enumerate() {
+    for (ply, mv) in GAME.iter().enumerate().take(plies.end).skip(plies.start) {
         for &index in &games {
             let game = &all[index];
             let token = &tokens[game.mover(ply)];
@@ -238,6 +267,40 @@ fn play(
     outcome
 }
 
+/// Games between varied pairs of `tokens`' players: White challenges, Black accepts.
+fn games_between(client: &Client, tokens: &[String], rated: bool) -> Vec<TestGame> {
+    (0..CLIENTS * GAMES_PER_CLIENT)
+        .map(|i| {
+            let white = i % PLAYERS;
+            let black = (white + 1 + (i / PLAYERS) % (PLAYERS - 1)) % PLAYERS;
+            let challenge = client.expect(
+                201,
+                client.post(
+                    "/api/v1/challenges",
+                    Some(&tokens[white]),
+                    json!({"game": "cheversi", "opponent": format!("player{black}"), "color": "white", "rated": rated}),
+                ),
+                "challenge",
+            );
+            let id = challenge["id"].as_str().unwrap();
+            let game = client.expect(
+                201,
+                client.post(
+                    &format!("/api/v1/challenges/{id}/accept"),
+                    Some(&tokens[black]),
+                    Value::Null,
+                ),
+                "accept",
+            );
+            TestGame {
+                id: game["id"].as_str().unwrap().to_owned(),
+                white,
+                black,
+            }
+        })
+        .collect()
+}
+
 fn sigkill_mid_load_then_check(storage: &Storage) {
     let backend = storage.backend();
     let mut server = storage.serve(&[]);
@@ -269,37 +332,7 @@ fn sigkill_mid_load_then_check(storage: &Storage) {
         })
         .collect();
 
-    // Games between varied pairs: White challenges, Black accepts.
-    let games: Vec<TestGame> = (0..CLIENTS * GAMES_PER_CLIENT)
-        .map(|i| {
-            let white = i % PLAYERS;
-            let black = (white + 1 + (i / PLAYERS) % (PLAYERS - 1)) % PLAYERS;
-            let challenge = client.expect(
-                201,
-                client.post(
-                    "/api/v1/challenges",
-                    Some(&tokens[white]),
-                    json!({"game": "cheversi", "opponent": format!("player{black}"), "color": "white"}),
-                ),
-                "challenge",
-            );
-            let id = challenge["id"].as_str().unwrap();
-            let game = client.expect(
-                201,
-                client.post(
-                    &format!("/api/v1/challenges/{id}/accept"),
-                    Some(&tokens[black]),
-                    Value::Null,
-                ),
-                "accept",
-            );
-            TestGame {
-                id: game["id"].as_str().unwrap().to_owned(),
-                white,
-                black,
-            }
-        })
-        .collect();
+    let games = games_between(&client, &tokens, false);
     let total_moves = games.len() * GAME.len();
 
     // The load: every client plays its own games; the server is killed mid-way.
@@ -323,7 +356,14 @@ fn sigkill_mid_load_then_check(storage: &Storage) {
                 .collect();
             thread::spawn(move || {
                 start.wait();
-                play(port, &games, mine, &tokens, &acked, &killed)
+                play(
+                    port,
+                    &games,
+                    mine,
+                    &tokens,
+                    0..GAME.len(),
+                    (&acked, &killed),
+                )
             })
         })
         .collect();
@@ -495,5 +535,255 @@ fn sigkill_mid_load_then_check(storage: &Storage) {
         in_flight.len(),
         in_flight_stored.len(),
         in_flight.len() - in_flight_stored.len()
+    );
+}
+
+/// Registers `count` players, confirms their addresses from the mails the server wrote into its
+/// data folder (rated games are for confirmed addresses), and logs each in once.
+fn confirmed_players(client: &Client, data: &std::path::Path, count: usize) -> Vec<String> {
+    for i in 0..count {
+        let username = format!("player{i}");
+        client.expect(
+            201,
+            client.post(
+                "/api/v1/auth/register",
+                None,
+                json!({"username": username, "email": format!("{username}@example.org"), "password": PASSWORD}),
+            ),
+            "register",
+        );
+    }
+    let folder = data.join("mail");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut confirmed = std::collections::HashSet::new();
+    while confirmed.len() < count {
+        assert!(
+            Instant::now() < deadline,
+            "confirmation mails missing in {}",
+            folder.display()
+        );
+        for path in common::mails_in(&folder) {
+            let Ok(raw) = std::fs::read(&path) else {
+                continue;
+            };
+            let Some(mail) = mail_parser::MessageParser::default().parse(&raw) else {
+                continue;
+            };
+            let to = mail
+                .to()
+                .and_then(|to| to.first())
+                .and_then(|address| address.address())
+                .unwrap_or_default()
+                .to_owned();
+            let text = mail.body_text(0).unwrap_or_default().into_owned();
+            let Some(at) = text.find("/confirm-email?token=") else {
+                continue;
+            };
+            if !confirmed.insert(to) {
+                continue;
+            }
+            let token = text[at + "/confirm-email?token=".len()..]
+                .split(|c: char| c.is_whitespace() || c == '>')
+                .next()
+                .unwrap()
+                .to_owned();
+            let reply = client
+                .post_form("/confirm-email", &[("token", &token)])
+                .expect("the confirmation page answers");
+            assert_eq!(reply.status, 200, "confirming: {}", reply.body);
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    (0..count)
+        .map(|i| {
+            let login = client.expect(
+                200,
+                client.post(
+                    "/api/v1/auth/login",
+                    None,
+                    json!({"username": format!("player{i}"), "password": PASSWORD}),
+                ),
+                "log in",
+            );
+            login["access_token"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// The plies the load before the kill plays: each game's last four moves, the last of which
+/// ends it (and rates it).
+const LAST_PLIES: std::ops::Range<usize> = GAME.len() - 4..GAME.len();
+
+/// Rated games are played to their last moves, and the server is killed while the moves that
+/// end them (and change two ratings each) are being stored. After the restart every finished
+/// game has exactly its two history rows and every other game none, each player's history runs
+/// unbroken (each result starts from the one before), and the current ratings are the last
+/// rows: no rated result was lost, doubled or half-written.
+fn sigkill_mid_endings_then_check(storage: &Storage) {
+    let backend = storage.backend();
+    let mut server = storage.serve(&[]);
+    let client = Client::new(server.port);
+    let tokens = confirmed_players(&client, storage.data(), PLAYERS);
+    let games = games_between(&client, &tokens, true);
+    let games = Arc::new(games);
+    let tokens = Arc::new(tokens);
+
+    // Every game up to its last four moves, before any kill.
+    let port = server.port;
+    let run = |plies: std::ops::Range<usize>,
+               acked: &Arc<AtomicUsize>,
+               killed: &Arc<AtomicBool>| {
+        (0..CLIENTS)
+            .map(|c| {
+                let (games, tokens, acked, killed, plies) = (
+                    games.clone(),
+                    tokens.clone(),
+                    acked.clone(),
+                    killed.clone(),
+                    plies.clone(),
+                );
+                let mine = (0..GAMES_PER_CLIENT)
+                    .map(|g| c * GAMES_PER_CLIENT + g)
+                    .collect();
+                thread::spawn(move || play(port, &games, mine, &tokens, plies, (&acked, &killed)))
+            })
+            .collect::<Vec<_>>()
+    };
+    let (acked, killed) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    for setup in run(0..LAST_PLIES.start, &acked, &killed) {
+        let outcome = setup.join().expect("a client thread panicked");
+        assert!(outcome.refusals.is_empty(), "{:#?}", outcome.refusals);
+        assert!(
+            outcome.in_flight.is_none(),
+            "the server failed before the kill"
+        );
+    }
+
+    // The endings, killed half-way.
+    let acked = Arc::new(AtomicUsize::new(0));
+    let clients = run(LAST_PLIES, &acked, &killed);
+    let total = games.len() * LAST_PLIES.len();
+    let started = Instant::now();
+    // Half-way through the last round: the moves that end games.
+    while acked.load(Ordering::SeqCst) < total * 7 / 8
+        && !clients.iter().all(|c| c.is_finished())
+        && started.elapsed() < LOAD_DEADLINE
+    {
+        thread::sleep(Duration::from_millis(1));
+    }
+    killed.store(true, Ordering::SeqCst);
+    server.child.kill().expect("SIGKILL the server");
+    assert_eq!(server.child.wait().unwrap().signal(), Some(9));
+    let outcomes: Vec<Outcome> = clients
+        .into_iter()
+        .map(|c| c.join().expect("a client thread panicked"))
+        .collect();
+    drop(server);
+    let refusals: Vec<&String> = outcomes.iter().flat_map(|o| &o.refusals).collect();
+    assert!(refusals.is_empty(), "{refusals:#?}");
+    let acked_endings: Vec<usize> = outcomes
+        .iter()
+        .flat_map(|o| &o.acks)
+        .filter(|ack| ack.ply as usize == GAME.len())
+        .map(|ack| ack.game)
+        .collect();
+
+    // The same data, a new process.
+    let server = storage.serve(&[]);
+    let client = Client::new(server.port);
+    // Each client sends its unanswered move again: played now if it was lost, replayed if not,
+    // and in both cases rated once (checked below).
+    for pending in outcomes.iter().filter_map(|o| o.in_flight.as_ref()) {
+        let game = &games[pending.game];
+        let reply = client
+            .post(
+                &format!("/api/v1/games/{}/moves", game.id),
+                Some(&tokens[game.mover(pending.ply)]),
+                json!({"move": GAME[pending.ply], "ply": pending.ply}),
+            )
+            .expect("the restarted server answers");
+        assert_eq!(reply.status, 201, "game {}: {}", game.id, reply.body);
+    }
+    let mut finished = std::collections::HashSet::new();
+    for (index, game) in games.iter().enumerate() {
+        let state = client.expect(
+            200,
+            client.get(&format!("/api/v1/games/{}", game.id)),
+            "game",
+        );
+        if state["status"] == "finished" {
+            assert_eq!(state["ply"], json!(GAME.len()), "game {}", game.id);
+            finished.insert(game.id.clone());
+        } else {
+            assert!(
+                !acked_endings.contains(&index),
+                "game {}: its last move was acknowledged, and it is not over",
+                game.id
+            );
+        }
+    }
+    let mut rated_rows = 0;
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for player in 0..PLAYERS {
+        let username = format!("player{player}");
+        let history = client.expect(
+            200,
+            client.get(&format!(
+                "/api/v1/users/{username}/ratings/cheversi/history?per_page=100"
+            )),
+            "history",
+        );
+        let rows = history["items"].as_array().unwrap();
+        for pair in rows.windows(2) {
+            assert_eq!(
+                pair[1]["before"], pair[0]["after"],
+                "{username}: a broken history"
+            );
+        }
+        for row in rows {
+            let game = row["game_id"].as_str().unwrap().to_owned();
+            assert!(
+                finished.contains(&game),
+                "{username}: a result of a game not over: {game}"
+            );
+            *seen.entry(game).or_default() += 1;
+        }
+        let profile = client.expect(
+            200,
+            client.get(&format!("/api/v1/users/{username}")),
+            "profile",
+        );
+        let rating = &profile["ratings"]["cheversi"];
+        if rows.is_empty() {
+            assert!(rating.is_null(), "{username}: {profile}");
+        } else {
+            assert_eq!(rating["games"], json!(rows.len()), "{username}");
+            assert_eq!(
+                rating["rating"],
+                rows.last().unwrap()["after"]["rating"],
+                "{username}"
+            );
+        }
+        rated_rows += rows.len();
+    }
+    for game in &finished {
+        assert_eq!(
+            seen.get(game),
+            Some(&2),
+            "game {game}: its two rows, once each"
+        );
+    }
+    println!(
+        "{backend}: {} rated games; SIGKILL with {} of their last moves acknowledged; after the restart and the clients' retries {} finished, {rated_rows} history rows",
+        games.len(),
+        acked_endings.len(),
+        finished.len()
+    );
+    assert!(
+        finished.len() < games.len(),
+        "every game ended before the kill: no ending was killed mid-way"
     );
 }

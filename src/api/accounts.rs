@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use crate::api::responses::*;
 
 use super::extract::Text;
-use super::views::{AccountView, MeView, PublicUserView, TokenView, VacationView};
+use super::views::{AccountView, MeView, TokenView, VacationView};
 use crate::api::auth::require_login_token;
 use crate::auth::{AuthUser, Caller, Credential};
 use crate::http::AppState;
@@ -370,22 +370,6 @@ pub async fn change_password(
     Ok(HttpResponse::Ok()
         .insert_header(("Cache-Control", "no-store"))
         .json(token_view(&state, token)))
-}
-
-/// A user's public profile.
-#[utoipa::path(get, path = "/api/v1/users/{username}", tag = "accounts", operation_id = "getUser",
-    security((), ("bearer" = [])),
-    params(("username" = String, Path, description = "The username, in any case.")),
-    responses(
-        (status = 200, description = "The user.", body = PublicUserView),
-        (status = 404, response = NotFound),
-    ))]
-pub async fn user(
-    state: web::Data<AppState>,
-    path: web::Path<Text>,
-) -> Result<HttpResponse, ApiError> {
-    let user = accounts::by_username(&state.db, path.into_inner().0).await?;
-    Ok(HttpResponse::Ok().json(PublicUserView::from(user)))
 }
 
 /// Sends the address confirmation mail again. Nothing is sent when the address is already

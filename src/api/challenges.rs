@@ -47,6 +47,16 @@ pub struct CreateBody {
     /// clock.
     #[schema(default = false)]
     weekend_pause: Option<bool>,
+    /// Whether the game changes both players' ratings. Both addresses must be confirmed.
+    #[schema(default = false)]
+    rated: Option<bool>,
+    /// For an open challenge: the lowest rating in the game an accepting player may have (a
+    /// player without one counts as 1500).
+    #[schema(value_type = Option<i32>, minimum = 0, maximum = 4000)]
+    rating_min: Option<Integer>,
+    /// For an open challenge: the highest rating in the game an accepting player may have.
+    #[schema(value_type = Option<i32>, minimum = 0, maximum = 4000)]
+    rating_max: Option<Integer>,
 }
 
 /// Challenges a player, or anyone (leave out `opponent`), to a game.
@@ -57,9 +67,9 @@ pub struct CreateBody {
         (status = 201, description = "The challenge.", body = ChallengeView,
             headers(("Location" = String, description = "The challenge's URL."))),
         (status = 404, response = NotFound),
+        (status = 409, response = Conflict),
         (status = 422, response = Unprocessable),
     ))]
-
 pub async fn create(
     state: web::Data<AppState>,
     user: AuthUser,
@@ -103,6 +113,15 @@ pub async fn create(
             .transpose()?,
         time_control,
         weekend_pause: body.weekend_pause.unwrap_or(false),
+        rated: body.rated.unwrap_or(false),
+        rating_min: body
+            .rating_min
+            .map(|bound| bound.get::<i32>("rating_min"))
+            .transpose()?,
+        rating_max: body
+            .rating_max
+            .map(|bound| bound.get::<i32>("rating_max"))
+            .transpose()?,
     };
     let challenge =
         challenges::create(&state.db, &state.notifier, user, new, state.clock.now()).await?;

@@ -16,6 +16,7 @@ pub mod numbers;
 pub mod openapi;
 pub mod pages;
 pub mod paging;
+pub mod players;
 pub mod responses;
 pub mod routes;
 pub mod rules;

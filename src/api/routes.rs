@@ -5,8 +5,8 @@ use actix_web::{HttpRequest, HttpResponse, Route, web};
 
 use super::auth::{Session, guard};
 use super::{
-    accounts, boards, challenges, events, games, health, idempotency, pages, rules, tokens,
-    webhooks,
+    accounts, boards, challenges, events, games, health, idempotency, pages, players, rules,
+    tokens, webhooks,
 };
 use crate::auth::scopes::Needs;
 use crate::auth::scopes::Scope::{
@@ -138,7 +138,10 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/reset-password" => pages::reset_submit),
         endpoint!(GET "/unsubscribe" => pages::unsubscribe_form),
         endpoint!(POST "/unsubscribe" => pages::unsubscribe),
-        endpoint!(GET "/api/v1/users/{username}" => accounts::user),
+        endpoint!(GET "/api/v1/users/{username}" => players::user),
+        endpoint!(GET "/api/v1/users/{username}/games" => players::games),
+        endpoint!(GET "/api/v1/users/{username}/ratings/{game}/history" => players::rating_history),
+        endpoint!(GET "/api/v1/leaderboards/{game}" => players::leaderboard),
         endpoint!(GET "/api/v1/games/kinds" => rules::kinds),
         endpoint!(GET "/api/v1/games" => games::list),
         endpoint!(GET "/api/v1/games/{id}" => games::get),

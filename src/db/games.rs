@@ -118,7 +118,7 @@ const GAME_COLUMNS: &str = "games.id, games.game_kind, games.options, games.whit
     games.created_at, games.updated_at, games.finished_at, games.dice_seed, \
     games.dice_commitment, games.dice_used, games.time_control, games.weekend_pause, \
     games.clock_white, games.clock_black, games.turn_started_at, games.deadline_at, \
-    games.next_reminder_at";
+    games.next_reminder_at, games.rated, games.white_rating, games.black_rating";
 
 /// The columns of a [`Player`], in its order, read from each of the two aliases of `users`.
 const PLAYER_COLUMNS: [&str; 9] = [
@@ -201,6 +201,18 @@ pub struct Listing<'a> {
     pub status: Option<&'a str>,
     /// Only the active games where it is the user's move.
     pub awaiting_move: bool,
+    /// Only the games of this kind.
+    pub kind: Option<&'a str>,
+    /// Only the finished games with this result for the user.
+    pub outcome: Option<Outcome>,
+}
+
+/// A finished game's result for one of its players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Won,
+    Drawn,
+    Lost,
 }
 
 /// The games of a listing. A player's games are found through the indexes on `(white_id, status)`
@@ -213,6 +225,26 @@ fn of_user<'a>(listing: Listing<'a>) -> games::BoxedQuery<'a, <DbConn as Connect
         .into_boxed();
     if let Some(status) = listing.status {
         query = query.filter(games::status.eq(status));
+    }
+    if let Some(kind) = listing.kind {
+        query = query.filter(games::game_kind.eq(kind));
+    }
+    // `result` names the winning side, or `draw`.
+    match listing.outcome {
+        None => {}
+        Some(Outcome::Drawn) => query = query.filter(games::result.eq("draw")),
+        Some(Outcome::Won) => {
+            query = query.filter(
+                (games::result.eq("white").and(games::white_id.eq(user_id)))
+                    .or(games::result.eq("black").and(games::black_id.eq(user_id))),
+            );
+        }
+        Some(Outcome::Lost) => {
+            query = query.filter(
+                (games::result.eq("white").and(games::black_id.eq(user_id)))
+                    .or(games::result.eq("black").and(games::white_id.eq(user_id))),
+            );
+        }
     }
     if listing.awaiting_move {
         query = query
@@ -257,8 +289,37 @@ pub fn count_awaiting_move(conn: &mut DbConn, user_id: &str) -> QueryResult<i64>
             user_id,
             status: None,
             awaiting_move: true,
+            kind: None,
+            outcome: None,
         },
     )
+}
+
+/// A user's finished games counted by kind and result (`white`, `black` or `draw`), for the
+/// games they played as White and as Black.
+pub fn results_of(
+    conn: &mut DbConn,
+    user_id: &str,
+) -> QueryResult<[Vec<(String, String, i64)>; 2]> {
+    let finished = games::status.eq(GameStatus::Finished);
+    let as_white = games::table
+        .filter(games::white_id.eq(user_id))
+        .filter(finished)
+        .group_by((games::game_kind, games::result))
+        .select((games::game_kind, games::result, diesel::dsl::count_star()))
+        .load::<(String, Option<String>, i64)>(conn)?;
+    let as_black = games::table
+        .filter(games::black_id.eq(user_id))
+        .filter(finished)
+        .group_by((games::game_kind, games::result))
+        .select((games::game_kind, games::result, diesel::dsl::count_star()))
+        .load::<(String, Option<String>, i64)>(conn)?;
+    let known = |rows: Vec<(String, Option<String>, i64)>| {
+        rows.into_iter()
+            .filter_map(|(kind, result, count)| Some((kind, result?, count)))
+            .collect()
+    };
+    Ok([known(as_white), known(as_black)])
 }
 
 /// A new game.
@@ -653,6 +714,9 @@ mod tests {
             turn_started_at: Some(now - chrono::Duration::hours(3)),
             deadline_at: Some(now + chrono::Duration::hours(4)),
             next_reminder_at: Some(now + chrono::Duration::hours(5)),
+            rated: false,
+            white_rating: None,
+            black_rating: None,
         };
         diesel::insert_into(games::table)
             .values(game.clone())

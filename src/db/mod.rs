@@ -25,6 +25,7 @@ pub mod moves;
 pub mod outbox;
 pub mod played;
 mod prepared;
+pub mod ratings;
 pub mod recent;
 pub mod reminders;
 pub mod rolls;

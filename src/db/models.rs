@@ -86,6 +86,12 @@ pub struct Game {
     /// When the next deadline reminder of this turn is due; `None` when none is left to send.
     #[diesel(deserialize_as = MaybeStamp)]
     pub next_reminder_at: Option<NaiveDateTime>,
+    /// Whether its end changes its players' ratings.
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub rated: bool,
+    /// The players' ratings in the game's kind when it started.
+    pub white_rating: Option<f64>,
+    pub black_rating: Option<f64>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]
@@ -130,6 +136,11 @@ pub struct Challenge {
     pub time_control: Option<String>,
     #[diesel(deserialize_as = Flag, serialize_as = Flag)]
     pub weekend_pause: bool,
+    #[diesel(deserialize_as = Flag, serialize_as = Flag)]
+    pub rated: bool,
+    /// For an open challenge: the range the accepting player's rating must fall in.
+    pub rating_min: Option<i32>,
+    pub rating_max: Option<i32>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]

@@ -6,11 +6,13 @@ use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::serialize::ToSql;
 use diesel::sql_types::{Integer, Text, Timestamp};
 
+use super::columns::{Flag, StoredSide};
 use super::connection::DbConn;
 use super::models::Move;
 use super::prepared::{execute, walk_insert, written_out};
 use super::schema::moves;
 use super::stamp::Stamp;
+use crate::rules::Side;
 
 /// Every move of the game, in the order played.
 pub fn of_game(conn: &mut DbConn, game_id: &str) -> QueryResult<Vec<Move>> {
@@ -19,6 +21,18 @@ pub fn of_game(conn: &mut DbConn, game_id: &str) -> QueryResult<Vec<Move>> {
         .order(moves::ply.asc())
         .select(Move::as_select())
         .load(conn)
+}
+
+/// The sides that have played a move of their own (not one the server played for them) in a
+/// game.
+pub fn sides_that_moved(conn: &mut DbConn, game_id: &str) -> QueryResult<Vec<Side>> {
+    let sides: Vec<StoredSide> = moves::table
+        .filter(moves::game_id.eq(game_id))
+        .filter(moves::automatic.eq(Flag(false)))
+        .select(moves::side)
+        .distinct()
+        .load(conn)?;
+    Ok(sides.into_iter().map(Side::from).collect())
 }
 
 /// The move that brought a game to `ply`.

@@ -54,6 +54,9 @@ diesel::table! {
         deadline_at -> Nullable<Timestamp>,
         next_reminder_at -> Nullable<Timestamp>,
         revision -> Integer,
+        rated -> Integer,
+        white_rating -> Nullable<Double>,
+        black_rating -> Nullable<Double>,
     }
 }
 
@@ -87,6 +90,9 @@ diesel::table! {
         updated_at -> Timestamp,
         time_control -> Nullable<Text>,
         weekend_pause -> Integer,
+        rated -> Integer,
+        rating_min -> Nullable<Integer>,
+        rating_max -> Nullable<Integer>,
     }
 }
 
@@ -261,7 +267,44 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    ratings (user_id, game_kind) {
+        user_id -> Text,
+        game_kind -> Text,
+        rating -> Double,
+        deviation -> Nullable<Double>,
+        volatility -> Nullable<Double>,
+        experience -> Nullable<Integer>,
+        games -> Integer,
+        won -> Integer,
+        drawn -> Integer,
+        lost -> Integer,
+        last_rated_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    rating_history (id) {
+        id -> BigInt,
+        game_id -> Text,
+        user_id -> Text,
+        opponent_id -> Text,
+        game_kind -> Text,
+        finished_at -> Timestamp,
+        score -> Double,
+        rating_before -> Double,
+        deviation_before -> Nullable<Double>,
+        volatility_before -> Nullable<Double>,
+        experience_before -> Nullable<Integer>,
+        rating_after -> Double,
+        deviation_after -> Nullable<Double>,
+        volatility_after -> Nullable<Double>,
+        experience_after -> Nullable<Integer>,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
+diesel::joinable!(ratings -> users (user_id));
 diesel::joinable!(vacations -> users (user_id));
 diesel::joinable!(outbox -> users (user_id));
 diesel::joinable!(rolls -> games (game_id));
@@ -291,5 +334,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     personal_tokens,
     revoked_sessions,
     idempotency_keys,
-    sign_ins
+    sign_ins,
+    ratings,
+    rating_history
 );

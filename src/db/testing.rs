@@ -83,5 +83,8 @@ pub(crate) fn game(id: &str, white_id: &str, black_id: &str) -> super::models::G
         turn_started_at: None,
         deadline_at: None,
         next_reminder_at: None,
+        rated: false,
+        white_rating: None,
+        black_rating: None,
     }
 }

@@ -301,7 +301,7 @@ pub async fn me(db: &Database, id: String) -> Result<(User, i64), ServiceError> 
     .await
 }
 
-pub async fn by_username(db: &Database, username: String) -> Result<User, ServiceError> {
+async fn by_username(db: &Database, username: String) -> Result<User, ServiceError> {
     db.read(move |conn| {
         find_by_username(conn, &username)?
             .ok_or_else(|| ServiceError::NotFound(format!("there is no user called `{username}`")))

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::effects::event_log::{self, Event};
 use super::effects::games;
 use super::effects::mail::{Notifier, enqueue};
+use super::effects::ratings;
 use super::model::challenge::{ChallengeDetails, ColorChoice, clock_of};
 use super::model::error::{Conflict, ServiceError};
 use super::model::event::EventKind;
@@ -19,7 +20,7 @@ use crate::clock::TimeControl;
 pub use crate::db::challenges::Direction;
 use crate::db::columns::ChallengeStatus;
 use crate::db::models::Challenge;
-use crate::db::{Database, DbConn, challenges};
+use crate::db::{self, Database, DbConn, challenges};
 use crate::mail;
 use crate::rules::GameKind;
 
@@ -34,9 +35,52 @@ pub struct NewChallenge {
     pub days_per_move: Option<i32>,
     pub time_control: Option<TimeControl>,
     pub weekend_pause: bool,
+    pub rated: bool,
+    /// For an open challenge: the range the accepting player's rating must fall in.
+    pub rating_min: Option<i32>,
+    pub rating_max: Option<i32>,
 }
 
+/// The ratings a range may name.
+const RATING_BOUNDS: std::ops::RangeInclusive<i32> = 0..=4000;
+
 impl NewChallenge {
+    /// The rating range asked for, validated: only on an open challenge, within bounds, and
+    /// not empty.
+    fn rating_range(&self) -> Result<(Option<i32>, Option<i32>), ServiceError> {
+        for (field, bound) in [
+            ("rating_min", self.rating_min),
+            ("rating_max", self.rating_max),
+        ] {
+            let Some(bound) = bound else { continue };
+            if self.opponent.is_some() {
+                return Err(ServiceError::invalid(
+                    field,
+                    "a rating range is for open challenges; a direct one names its opponent",
+                ));
+            }
+            if !RATING_BOUNDS.contains(&bound) {
+                return Err(ServiceError::invalid(
+                    field,
+                    format!(
+                        "a rating bound is from {} to {}",
+                        RATING_BOUNDS.start(),
+                        RATING_BOUNDS.end()
+                    ),
+                ));
+            }
+        }
+        if let (Some(min), Some(max)) = (self.rating_min, self.rating_max)
+            && min > max
+        {
+            return Err(ServiceError::invalid(
+                "rating_max",
+                format!("rating_max ({max}) is below rating_min ({min})"),
+            ));
+        }
+        Ok((self.rating_min, self.rating_max))
+    }
+
     /// The time control asked for, validated.
     fn clock(&self) -> Result<ClockSetup, ServiceError> {
         let control = match (self.days_per_move, self.time_control) {
@@ -89,9 +133,19 @@ fn with_names(
         .flat_map(|c| std::iter::once(c.challenger_id.as_str()).chain(c.opponent_id.as_deref()))
         .collect();
     let refs = user_refs(conn, &ids)?;
+    let ratings = db::ratings::of_users_in_all(conn, &ids)?;
     rows.into_iter()
         .map(|challenge| {
+            let challenger_rating = ratings
+                .iter()
+                .find(|r| {
+                    r.user_id == challenge.challenger_id
+                        && r.game_kind == challenge.game_kind
+                        && r.games > 0
+                })
+                .map(|r| r.rating);
             Ok(ChallengeDetails {
+                challenger_rating,
                 challenger: user_ref(&refs, &challenge.challenger_id)?,
                 opponent: challenge
                     .opponent_id
@@ -132,7 +186,11 @@ pub async fn create(
         .normalize_options(&new.options)
         .map_err(|e| ServiceError::invalid("options", e.to_string()))?;
     let clock = new.clock()?;
+    let (rating_min, rating_max) = new.rating_range()?;
     db.write(move |conn| {
+        if new.rated {
+            confirmed_for_rated(conn, &user.id, "you")?;
+        }
         let opponent = match &new.opponent {
             None => None,
             Some(name) => {
@@ -168,6 +226,9 @@ pub async fn create(
             time_control: (clock.control != TimeControl::None)
                 .then(|| serde_json::to_string(&clock.control).unwrap_or_default()),
             weekend_pause: clock.weekend_pause,
+            rated: new.rated,
+            rating_min,
+            rating_max,
         };
         challenges::insert(conn, &challenge)?;
         let details = one_with_names(conn, challenge)?;
@@ -190,6 +251,53 @@ pub async fn create(
         Ok(details)
     })
     .await
+}
+
+/// A rated game is between two accounts with confirmed addresses: one person cannot rate
+/// themselves up with accounts made for the purpose.
+fn confirmed_for_rated(conn: &mut DbConn, user_id: &str, who: &str) -> Result<(), ServiceError> {
+    if recipient(conn, user_id)?.email_verified_at.is_none() {
+        let whose = if who == "you" {
+            "your"
+        } else {
+            "the challenger's"
+        };
+        return Err(ServiceError::conflict(
+            Conflict::AddressNotConfirmed,
+            format!(
+                "rated games are played between confirmed addresses, and {whose} is not confirmed yet"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The accepting player's rating in the challenge's game must fall in its range, if it has one.
+fn in_range(
+    conn: &mut DbConn,
+    challenge: &Challenge,
+    kind: GameKind,
+    user_id: &str,
+) -> Result<(), ServiceError> {
+    if challenge.rating_min.is_none() && challenge.rating_max.is_none() {
+        return Ok(());
+    }
+    let [mine, _] = ratings::standings(conn, kind, [user_id, &challenge.challenger_id])?;
+    let rating = mine.strength.rating();
+    let low = challenge.rating_min.map_or(f64::NEG_INFINITY, f64::from);
+    let high = challenge.rating_max.map_or(f64::INFINITY, f64::from);
+    if rating < low || rating > high {
+        let bound = |b: Option<i32>| b.map_or_else(|| "any".to_owned(), |b| b.to_string());
+        return Err(ServiceError::conflict(
+            Conflict::RatingOutOfRange,
+            format!(
+                "this challenge is for ratings from {} to {}, and yours in {kind} is {rating:.0}",
+                bound(challenge.rating_min),
+                bound(challenge.rating_max),
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The options in words for a mail; `None` for the standard game.
@@ -310,12 +418,18 @@ pub async fn accept(
             .map_err(|e| ServiceError::Internal(anyhow::anyhow!("{e}")))?;
         let options: Value = serde_json::from_str(&challenge.options)
             .map_err(|e| ServiceError::Internal(e.into()))?;
+        if challenge.rated {
+            confirmed_for_rated(conn, &user.id, "you")?;
+            confirmed_for_rated(conn, &challenge.challenger_id, "challenger")?;
+        }
+        in_range(conn, &challenge, kind, &user.id)?;
         let new_game = games::NewGame {
             kind,
             options: &options,
             white_id: white,
             black_id: black,
             clock: clock_of(&challenge)?,
+            rated: challenge.rated,
         };
         let game = games::create(conn, new_game, now)?;
         let mut accepted = challenge.clone();

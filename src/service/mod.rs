@@ -24,6 +24,7 @@ pub mod games;
 pub mod idempotency;
 pub mod notification_settings;
 pub mod outbox;
+pub mod players;
 pub mod records;
 pub mod scheduler;
 pub mod tokens;

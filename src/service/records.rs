@@ -35,6 +35,18 @@ pub async fn record(db: &Database, id: String) -> Result<String, ServiceError> {
         ("Options", game.options.to_string()),
         ("Started", rfc3339(game.created_at)),
     ];
+    // As PGN's `WhiteElo`: the ratings in this game when it started, rounded.
+    for (key, rating) in ["WhiteRating", "BlackRating"]
+        .into_iter()
+        .zip(game.ratings_at_start)
+    {
+        if let Some(rating) = rating {
+            headers.push((key, format!("{rating:.0}")));
+        }
+    }
+    if game.rated {
+        headers.push(("Rated", "true".to_owned()));
+    }
     if let Some(days) = game.days_per_move {
         headers.push(("DaysPerMove", days.to_string()));
     }

@@ -3,6 +3,7 @@
 //! typed struct, described once in `openapi.yaml`; the tests check every response against that
 //! description.
 
+pub mod ratings;
 pub mod schema;
 
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
@@ -73,26 +74,6 @@ pub struct MeView {
     pub account: AccountView,
     /// Active games where it is the caller's move.
     pub games_awaiting_move: i64,
-}
-
-/// Another user, as anyone may see them.
-#[derive(Serialize, ToSchema)]
-#[schema(as = PublicUser)]
-pub struct PublicUserView {
-    pub id: String,
-    pub username: String,
-    #[schema(value_type = Timestamp)]
-    pub created_at: DateTime<Utc>,
-}
-
-impl From<User> for PublicUserView {
-    fn from(user: User) -> Self {
-        PublicUserView {
-            id: user.id,
-            username: user.username,
-            created_at: utc(user.created_at),
-        }
-    }
 }
 
 /// An access token.
@@ -223,6 +204,12 @@ pub struct GameView {
     pub updated_at: DateTime<Utc>,
     #[schema(value_type = Option<Timestamp>)]
     pub finished_at: Option<DateTime<Utc>>,
+    /// Whether the game's end changes its players' ratings.
+    pub rated: bool,
+    /// White's rating in this game when it started; null for an unrated player in an unrated
+    /// game.
+    pub white_rating: Option<f64>,
+    pub black_rating: Option<f64>,
 }
 
 impl GameView {
@@ -293,6 +280,9 @@ impl GameView {
             created_at: utc(game.created_at),
             updated_at: utc(game.updated_at),
             finished_at: game.finished_at.map(utc),
+            rated: game.rated,
+            white_rating: game.ratings_at_start[0],
+            black_rating: game.ratings_at_start[1],
         }
     }
 }
@@ -549,6 +539,14 @@ pub struct ChallengeView {
     pub days_per_move: Option<i32>,
     pub time_control: TimeControl,
     pub weekend_pause: bool,
+    /// Whether the game changes its players' ratings.
+    pub rated: bool,
+    /// For an open challenge: the lowest rating in its game an accepting player may have.
+    pub rating_min: Option<i32>,
+    /// For an open challenge: the highest rating in its game an accepting player may have.
+    pub rating_max: Option<i32>,
+    /// The challenger's current rating in its game; null before their first rated game of it.
+    pub challenger_rating: Option<f64>,
     pub status: ChallengeStatus,
     /// The game it started, once accepted.
     pub game_id: Option<String>,
@@ -574,6 +572,10 @@ impl ChallengeView {
             days_per_move: c.days_per_move,
             time_control,
             weekend_pause: c.weekend_pause,
+            rated: c.rated,
+            rating_min: c.rating_min,
+            rating_max: c.rating_max,
+            challenger_rating: details.challenger_rating,
             status: c.status,
             game_id: c.game_id,
             created_at: utc(c.created_at),

@@ -6,7 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use minijinja::value::Serde;
 use minijinja::{Value as Jinja, context};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::clock::TimeControl;
@@ -81,18 +81,23 @@ fn choices(sent: Option<&HashMap<String, String>>) -> Vec<GameChoice> {
         .collect()
 }
 
+/// The form: empty (an opponent filled in from a profile's link), or as it was sent.
 fn form_page(
     req: &HttpRequest,
     visitor: &Visitor,
     sent: Option<&HashMap<String, String>>,
+    opponent: Option<&str>,
     problem: Option<(StatusCode, String)>,
 ) -> HttpResponse {
     let (status, problem) = match problem {
         Some((status, message)) => (status, Some(message)),
         None => (StatusCode::OK, None),
     };
-    let empty = HashMap::new();
-    let values = sent.unwrap_or(&empty);
+    let mut fresh = HashMap::new();
+    if let Some(opponent) = opponent.map(str::trim).filter(|o| !o.is_empty()) {
+        fresh.insert("opponent".to_owned(), opponent.to_owned());
+    }
+    let values = sent.unwrap_or(&fresh);
     Page::new(req, Some(visitor)).status(status).render(
         "challenge_new.html",
         context! {
@@ -104,8 +109,18 @@ fn form_page(
     )
 }
 
-pub async fn new_form(req: HttpRequest, visitor: Visitor) -> HttpResponse {
-    form_page(&req, &visitor, None, None)
+#[derive(Deserialize)]
+pub struct NewQuery {
+    /// Filled in by a player's profile: "Challenge alice".
+    opponent: Option<String>,
+}
+
+pub async fn new_form(
+    req: HttpRequest,
+    visitor: Visitor,
+    query: web::Query<NewQuery>,
+) -> HttpResponse {
+    form_page(&req, &visitor, None, query.opponent.as_deref(), None)
 }
 
 /// A number the form asks for, or what to say about it.
@@ -185,7 +200,22 @@ fn read_challenge(sent: &HashMap<String, String>) -> Result<NewChallenge, Servic
         days_per_move: None,
         time_control: Some(time_control),
         weekend_pause: sent.contains_key("weekend_pause"),
+        rated: sent.contains_key("rated"),
+        rating_min: optional_number(sent, "rating_min", "Lowest rating")?,
+        rating_max: optional_number(sent, "rating_max", "Highest rating")?,
     })
+}
+
+/// A number the form may leave empty.
+fn optional_number(
+    sent: &HashMap<String, String>,
+    field: &'static str,
+    label: &str,
+) -> Result<Option<i32>, ServiceError> {
+    match sent.get(field).map(|v| v.trim()) {
+        None | Some("") => Ok(None),
+        Some(_) => number(sent, field, field, label).map(Some),
+    }
 }
 
 /// Makes the challenge and goes back to the games, where it is listed.
@@ -216,6 +246,7 @@ pub async fn create(
             &req,
             &visitor,
             Some(&sent),
+            None,
             Some(WebError::reason(error)),
         )),
     }

@@ -221,18 +221,40 @@ struct ChallengeRow {
     id: String,
     game: String,
     challenger: String,
+    /// The challenger's rating in the game, rounded; none before their first rated game of it.
+    challenger_rating: Option<i64>,
     opponent: Option<String>,
     color: String,
     clock: String,
+    rated: bool,
+    /// An open challenge's range of ratings: "1400 to 1700", "1400 or more", "up to 1700".
+    range: Option<String>,
+}
+
+/// A rating as people read it: a whole number.
+pub fn rounded(rating: f64) -> i64 {
+    rating.round() as i64
+}
+
+fn range_text(min: Option<i32>, max: Option<i32>) -> Option<String> {
+    match (min, max) {
+        (Some(min), Some(max)) => Some(format!("{min} to {max}")),
+        (Some(min), None) => Some(format!("{min} or more")),
+        (None, Some(max)) => Some(format!("up to {max}")),
+        (None, None) => None,
+    }
 }
 
 fn challenge_row(view: ChallengeView) -> ChallengeRow {
     ChallengeRow {
         game: game_name(&view.game),
         challenger: view.challenger.username,
+        challenger_rating: view.challenger_rating.map(rounded),
         opponent: view.opponent.map(|o| o.username),
         color: view.color,
         clock: view.time_control.summary(),
+        rated: view.rated,
+        range: range_text(view.rating_min, view.rating_max),
         id: view.id,
     }
 }
@@ -445,6 +467,8 @@ async fn game_page(
             actions,
             choices,
             to_move,
+            white_rating => view.white_rating.map(rounded),
+            black_rating => view.black_rating.map(rounded),
             deadline => Value::from(Serde(deadline)),
             result,
             problem,

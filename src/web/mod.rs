@@ -9,9 +9,11 @@
 mod account;
 mod assets;
 mod challenges;
+mod chart;
 pub mod error;
 pub mod forms;
 mod games;
+mod players;
 mod render;
 mod routes;
 pub mod session;

@@ -31,6 +31,8 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "settings.html",
     "forgot_password.html",
     "credentials.html",
+    "profile.html",
+    "leaderboard.html",
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

@@ -5,7 +5,7 @@ use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 
 use super::error::WebError;
-use super::{account, assets, challenges, forms, games, session, settings};
+use super::{account, assets, challenges, forms, games, players, session, settings};
 
 /// A page that is read: `GET`, and `HEAD` with the same status and headers and no body
 /// (RFC 9110 §9.3.2).
@@ -59,6 +59,21 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
             "/challenges/{id}/{action}",
             web::post().to(challenges::answer),
             Method::POST,
+        ),
+        (
+            "/players/{username}",
+            reading().to(players::profile),
+            Method::GET,
+        ),
+        (
+            "/leaderboards",
+            reading().to(players::leaderboards),
+            Method::GET,
+        ),
+        (
+            "/leaderboards/{game}",
+            reading().to(players::leaderboard),
+            Method::GET,
         ),
         ("/settings", reading().to(settings::show), Method::GET),
         (

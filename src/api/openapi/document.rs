@@ -12,7 +12,9 @@ use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use crate::api::events as streams;
-use crate::api::{accounts, boards, challenges, games, health, pages, rules, tokens, webhooks};
+use crate::api::{
+    accounts, boards, challenges, games, health, pages, players, rules, tokens, webhooks,
+};
 use crate::service::effects::event_log as events;
 use crate::service::model::event::EventKind;
 
@@ -55,7 +57,10 @@ use crate::service::model::event::EventKind;
         pages::reset_submit,
         pages::unsubscribe_form,
         pages::unsubscribe,
-        accounts::user,
+        players::user,
+        players::games,
+        players::rating_history,
+        players::leaderboard,
         rules::kinds,
         games::list,
         games::get,
@@ -119,6 +124,7 @@ use crate::service::model::event::EventKind;
         (name = "accounts"),
         (name = "challenges"),
         (name = "games"),
+        (name = "players", description = "Ratings (Glicko-2 for the board games, the FIBS formula for Backgammon), players' games and leaderboards (`docs/ratings.md`)."),
         (name = "rules"),
         (name = "notifications"),
         (name = "clocks"),
@@ -332,7 +338,7 @@ fn responses() -> Value {
         "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
         "MethodNotAllowed": not_allowed,
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
-        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`."),
+        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`, `address-not-confirmed` (a rated game with an unconfirmed address), `rating-out-of-range`."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
         "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`). Type `unsupported-media-type`."),

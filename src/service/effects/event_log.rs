@@ -14,7 +14,9 @@ use crate::rules::Side;
 use crate::service::model::error::ServiceError;
 use crate::service::model::event::EventKind;
 use crate::service::model::game::GameDetails;
+use crate::service::model::rating::RatingChanges;
 use crate::service::model::users::UserRef;
+use crate::service::views::ratings::RatingChangesView;
 use crate::service::views::{ChallengeView, GameView, MoveView, VacationView};
 
 /// An event about to be recorded: what, for whom, and its data.
@@ -80,6 +82,10 @@ pub struct OverData<'a> {
     #[schema(value_type = Option<crate::service::model::game::Termination>)]
     termination: Option<&'a str>,
     summary: Option<&'a str>,
+    /// What the end did to the players' ratings; absent for an unrated or aborted game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, value_type = RatingChangesView)]
+    rating_changes: Option<RatingChangesView>,
     game: &'a GameView,
 }
 
@@ -168,12 +174,16 @@ impl Event {
         Ok(Event::for_game(kind, game, data))
     }
 
-    pub fn game_over(game: &GameView) -> Result<Event, ServiceError> {
+    pub fn game_over(
+        game: &GameView,
+        rated: Option<&RatingChanges>,
+    ) -> Result<Event, ServiceError> {
         let data = json(&OverData {
             game_id: &game.id,
             result: game.result.as_deref(),
             termination: game.termination.as_deref(),
             summary: game.summary.as_deref(),
+            rating_changes: rated.map(RatingChangesView::from),
             game,
         })?;
         Ok(Event::for_game(EventKind::GameOver, game, data))
@@ -231,15 +241,24 @@ impl Event {
     }
 }
 
+/// What changed a game: the moves stored (none for an action off the board), a draw offered or
+/// answered, and the ratings its end changed.
+#[derive(Clone, Copy, Default)]
+pub struct GameChange<'a> {
+    pub moves: &'a [MoveView],
+    pub draw: Option<(EventKind, Side)>,
+    pub rated: Option<&'a RatingChanges>,
+}
+
 /// The events of a game after a move or an action off the board: the move (if any), the end of
 /// the game, or the turn of the player now to move. `written` is `view` as JSON.
 pub fn after_game_change(
     details: &GameDetails,
     view: &GameView,
     written: &RawValue,
-    moves: &[MoveView],
-    draw: Option<(EventKind, Side)>,
+    change: GameChange<'_>,
 ) -> Result<Vec<Event>, ServiceError> {
+    let GameChange { moves, draw, rated } = change;
     let mut events = Vec::with_capacity(2);
     if !moves.is_empty() {
         events.push(Event::moved(moves, view, written)?);
@@ -248,7 +267,7 @@ pub fn after_game_change(
         events.push(Event::draw(kind, by, view)?);
     }
     if !details.game.is_active() {
-        events.push(Event::game_over(view)?);
+        events.push(Event::game_over(view, rated)?);
     } else if !moves.is_empty() {
         events.extend(turn_of(details, view)?);
     }

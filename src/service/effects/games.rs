@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::chance::{Autoplay, Chance};
 use super::clocks;
-use super::event_log;
+use super::event_log::{self, GameChange};
 use super::mail::{GameForMail, Notifier, enqueue};
+use super::ratings;
 use crate::clock::TimeControl;
 use crate::db::{self, Database, DbConn};
 use crate::dice::Seed;
@@ -19,6 +20,8 @@ use crate::service::model::event::EventKind;
 use crate::service::model::game::{
     ClockSetup, Dice, GameDetails, GameResult, GameState, GameStatus, Termination,
 };
+use crate::service::model::page::{Page, PageRequest};
+use crate::service::model::rating::RatingChanges;
 use crate::service::model::users::{Recipient, UserRef, recipient, user_ref, user_refs};
 use crate::service::views::{self, GameView};
 
@@ -41,6 +44,38 @@ pub fn details(conn: &mut DbConn, game: GameState) -> Result<GameDetails, Servic
     })
 }
 
+/// One page of a player's games (`listing`), each with its players' names.
+pub fn listed(
+    conn: &mut DbConn,
+    listing: db::games::Listing<'_>,
+    page: PageRequest,
+) -> Result<Page<GameDetails>, ServiceError> {
+    let total = db::games::count_for_user(conn, listing)?;
+    let rows = db::games::page_for_user(conn, listing, page.per_page, page.offset())?;
+    let ids: Vec<&str> = rows
+        .iter()
+        .flat_map(|g| [g.white_id.as_str(), g.black_id.as_str()])
+        .collect();
+    let refs = user_refs(conn, &ids)?;
+    let items = rows
+        .into_iter()
+        .map(|row| {
+            let game = GameState::from_row(row)?;
+            Ok(GameDetails {
+                white: user_ref(&refs, &game.white_id)?,
+                black: user_ref(&refs, &game.black_id)?,
+                game,
+            })
+        })
+        .collect::<Result<_, ServiceError>>()?;
+    Ok(Page {
+        items,
+        page: page.page,
+        per_page: page.per_page,
+        total,
+    })
+}
+
 /// A game about to start: what is played, with which options and clock, by whom.
 pub struct NewGame<'a> {
     pub kind: GameKind,
@@ -49,6 +84,7 @@ pub struct NewGame<'a> {
     pub white_id: &'a str,
     pub black_id: &'a str,
     pub clock: ClockSetup,
+    pub rated: bool,
 }
 
 /// Stores a new game at its start position; used when a challenge is accepted.
@@ -63,6 +99,7 @@ pub fn create(
         white_id,
         black_id,
         clock,
+        rated,
     } = new;
     let utc_now = now;
     let now = now.naive_utc();
@@ -100,7 +137,10 @@ pub fn create(
         turn_started_at: None,
         deadline_at: None,
         next_reminder_at: None,
+        rated,
+        ratings_at_start: [None, None],
     };
+    ratings::at_start(conn, &mut game)?;
     let start = game.load_position()?;
     if engine.opening_roll() || start.roll_due().is_some() {
         let seed = Seed::generate();
@@ -234,6 +274,7 @@ pub fn lose_on_time(
         flag_fell,
     );
     save(conn, game, ply)?;
+    let rated = ratings::settle(conn, game)?;
     let mail = GameForMail {
         game,
         notifier,
@@ -252,7 +293,7 @@ pub fn lose_on_time(
         white,
         black,
     };
-    tell_everyone(conn, details, None, now)?;
+    tell_everyone(conn, details, None, rated.as_ref(), now)?;
     Ok(())
 }
 
@@ -262,10 +303,16 @@ pub fn tell_everyone(
     conn: &mut DbConn,
     details: GameDetails,
     draw: Option<(EventKind, Side)>,
+    rated: Option<&RatingChanges>,
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     let view = GameView::new(details.clone(), true)?;
-    let events = event_log::after_game_change(&details, &view, &views::raw(&view)?, &[], draw)?;
+    let change = GameChange {
+        moves: &[],
+        draw,
+        rated,
+    };
+    let events = event_log::after_game_change(&details, &view, &views::raw(&view)?, change)?;
     event_log::record(conn, events, now.naive_utc())?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use crate::service::effects::games::{
     details, find, finish, save, tell_everyone, tell_opponent, write_game,
 };
 use crate::service::effects::mail::{GameForMail, Notifier};
+use crate::service::effects::ratings;
 use crate::service::model::error::{Conflict, ServiceError};
 use crate::service::model::event::EventKind;
 use crate::service::model::game::{GameDetails, GameResult, GameState, Termination};
@@ -52,10 +53,11 @@ pub async fn resign(
             now.naive_utc(),
         );
         save(conn, &game, ply)?;
+        let rated = ratings::settle(conn, &game)?;
         let details = details(conn, game)?;
         let about = GameForMail::of(&details, &notifier);
         tell_opponent(conn, &about, side, now, |mail, to| mail.game_over(to))?;
-        tell_everyone(conn, details.clone(), None, now)?;
+        tell_everyone(conn, details.clone(), None, rated.as_ref(), now)?;
         Ok(details)
     })
     .await
@@ -132,6 +134,7 @@ pub async fn draw(
             }
         }
         save(conn, &game, ply)?;
+        let rated = ratings::settle(conn, &game)?;
         let details = details(conn, game)?;
         let happened = if !details.game.is_active() {
             EventKind::DrawAccepted
@@ -140,7 +143,13 @@ pub async fn draw(
         } else {
             EventKind::DrawDeclined
         };
-        tell_everyone(conn, details.clone(), Some((happened, side)), now)?;
+        tell_everyone(
+            conn,
+            details.clone(),
+            Some((happened, side)),
+            rated.as_ref(),
+            now,
+        )?;
         let about = GameForMail::of(&details, &notifier);
         if !details.game.is_active() {
             tell_opponent(conn, &about, side, now, |mail, to| mail.game_over(to))?;

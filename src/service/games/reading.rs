@@ -5,12 +5,11 @@ use crate::db::models::{Move, Roll};
 use crate::db::{self, Database, DbConn};
 use crate::rules::OptionsError;
 use crate::service::effects::chance::parse_dice;
-use crate::service::effects::games::{details, find};
+use crate::service::effects::games::{details, find, listed};
 use crate::service::model::error::ServiceError;
 use crate::service::model::game::roll_purpose::OPENING;
 use crate::service::model::game::{GameDetails, GameState, GameStatus};
 use crate::service::model::page::{Page, PageRequest};
-use crate::service::model::users::{user_ref, user_refs};
 
 /// Which of the caller's games to list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
@@ -47,31 +46,10 @@ pub async fn list_mine(
                 StatusFilter::All => None,
             },
             awaiting_move,
+            kind: None,
+            outcome: None,
         };
-        let total = db::games::count_for_user(conn, listing)?;
-        let rows = db::games::page_for_user(conn, listing, page.per_page, page.offset())?;
-        let ids: Vec<&str> = rows
-            .iter()
-            .flat_map(|g| [g.white_id.as_str(), g.black_id.as_str()])
-            .collect();
-        let refs = user_refs(conn, &ids)?;
-        let items = rows
-            .into_iter()
-            .map(|row| {
-                let game = GameState::from_row(row)?;
-                Ok(GameDetails {
-                    white: user_ref(&refs, &game.white_id)?,
-                    black: user_ref(&refs, &game.black_id)?,
-                    game,
-                })
-            })
-            .collect::<Result<_, ServiceError>>()?;
-        Ok(Page {
-            items,
-            page: page.page,
-            per_page: page.per_page,
-            total,
-        })
+        listed(conn, listing, page)
     })
     .await
 }

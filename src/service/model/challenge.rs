@@ -14,6 +14,8 @@ pub struct ChallengeDetails {
     pub challenge: Challenge,
     pub challenger: UserRef,
     pub opponent: Option<UserRef>,
+    /// The challenger's current rating in the challenge's game, if they have one.
+    pub challenger_rating: Option<f64>,
 }
 
 /// The colour the challenger wants to play.

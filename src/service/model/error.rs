@@ -103,6 +103,10 @@ pub enum Conflict {
     /// The request with this `Idempotency-Key` made something that has since been deleted: its
     /// answer would name a thing that is gone.
     IdempotentCreationGone,
+    /// A rated game needs both players' addresses confirmed.
+    AddressNotConfirmed,
+    /// The accepting player's rating is outside an open challenge's range.
+    RatingOutOfRange,
 }
 
 impl Conflict {
@@ -128,6 +132,8 @@ impl Conflict {
             Conflict::TooManyTokens { .. } => "too-many-tokens",
             Conflict::IdempotencyKeyInUse => "idempotency-key-in-use",
             Conflict::IdempotentCreationGone => "idempotent-creation-gone",
+            Conflict::AddressNotConfirmed => "address-not-confirmed",
+            Conflict::RatingOutOfRange => "rating-out-of-range",
         }
     }
 
@@ -152,6 +158,8 @@ impl Conflict {
             Conflict::TooManyTokens { .. } => "Too many personal access tokens",
             Conflict::IdempotencyKeyInUse => "A request with this key is still running",
             Conflict::IdempotentCreationGone => "What this key made has since been deleted",
+            Conflict::AddressNotConfirmed => "Rated games need confirmed addresses",
+            Conflict::RatingOutOfRange => "Your rating is outside the challenge's range",
         }
     }
 }
@@ -256,6 +264,17 @@ impl From<diesel::result::Error> for ServiceError {
                         "this would duplicate something that already exists",
                     )
                 }
+            }
+            // Two transactions that each wait for the other (PostgreSQL's 40P01, which diesel
+            // does not name; its message is fixed) lose the same way as a serialization failure:
+            // the one PostgreSQL picks is undone whole and can run again.
+            Error::DatabaseError(DatabaseErrorKind::Unknown, info)
+                if info.message().starts_with("deadlock detected") =>
+            {
+                ServiceError::conflict(
+                    Conflict::ConcurrentUpdate,
+                    "another request changed the same data at the same time; read it again and retry",
+                )
             }
             Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
                 ServiceError::conflict(

@@ -121,6 +121,10 @@ pub struct GameState {
     pub turn_started_at: Option<NaiveDateTime>,
     pub deadline_at: Option<NaiveDateTime>,
     pub next_reminder_at: Option<NaiveDateTime>,
+    /// Whether its end changes its players' ratings.
+    pub rated: bool,
+    /// The players' ratings in this game's kind when it started, by side.
+    pub ratings_at_start: [Option<f64>; 2],
 }
 
 impl GameState {
@@ -262,6 +266,8 @@ impl GameState {
             turn_started_at: row.turn_started_at,
             deadline_at: row.deadline_at,
             next_reminder_at: row.next_reminder_at,
+            rated: row.rated,
+            ratings_at_start: [row.white_rating, row.black_rating],
         })
     }
 
@@ -296,6 +302,9 @@ impl GameState {
             turn_started_at: self.turn_started_at,
             deadline_at: self.deadline_at,
             next_reminder_at: self.next_reminder_at,
+            rated: self.rated,
+            white_rating: self.ratings_at_start[0],
+            black_rating: self.ratings_at_start[1],
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod event;
 pub mod game;
 pub mod notification;
 pub mod page;
+pub mod rating;
 pub mod retry;
 pub mod time;
 pub mod users;

@@ -13,12 +13,14 @@ use crate::db::{self, DbConn};
 use crate::rules::{LoadedPosition, Side};
 use crate::service::effects::chance::Chance;
 use crate::service::effects::clocks;
-use crate::service::effects::event_log;
+use crate::service::effects::event_log::{self, GameChange};
 use crate::service::effects::games::set_turn_or_finish;
 use crate::service::effects::mail::{self, GameForMail, Notifier, TurnEvent};
+use crate::service::effects::ratings;
 use crate::service::games::refusals::refusal;
 use crate::service::model::error::{Conflict, ServiceError};
 use crate::service::model::game::{GameDetails, GameState, PlayedMove};
+use crate::service::model::rating::RatingChanges;
 use crate::service::model::users::Recipient;
 use crate::service::views::{self, GameView, MoveView};
 
@@ -38,6 +40,8 @@ pub(super) struct MoveContext<'a> {
     pub request: &'a MoveRequest,
     pub notifier: &'a Notifier,
     pub now: DateTime<Utc>,
+    /// Whether it is decided inside the write transaction that stores it.
+    pub writing: bool,
 }
 
 /// What a move request comes to, decided from one read of the game and its players.
@@ -46,6 +50,9 @@ pub(super) enum Decided {
     Write(Box<MovePlan>),
     /// The request repeated a move already stored.
     Replayed(Box<PlayedMove>),
+    /// The move ends a rated game: decided again inside the write, where its players' ratings
+    /// are read and held until they are changed.
+    EndsRatedGame,
     /// The mover's time had run out before the move came: the game is lost on time.
     OutOfTime {
         game: Box<GameState>,
@@ -86,8 +93,15 @@ pub(super) fn decide(
     };
     let mut played = play_on_board(game, side, &players, ctx)?;
     run_clocks(conn, &mut played, ctx.now)?;
+    let rated = match ctx.writing {
+        true => ratings::decide(conn, &played.game, Some(played.side))?,
+        false if ratings::rates(conn, &played.game, Some(played.side))? => {
+            return Ok(Decided::EndsRatedGame);
+        }
+        false => None,
+    };
     let mail = opponents_mail(&played, &players, ctx)?;
-    let (view, events) = announce(&played, &players, ctx.now)?;
+    let (view, events) = announce(&played, &players, rated.as_ref(), ctx.now)?;
     let Played {
         game, mv, chance, ..
     } = played;
@@ -97,6 +111,7 @@ pub(super) fn decide(
         mv,
         chance,
         mail,
+        rated,
         view,
         events,
         row: game.to_row(),
@@ -310,6 +325,7 @@ fn opponents_mail(
 fn announce(
     played: &Played,
     players: &[Player; 2],
+    rated: Option<&RatingChanges>,
     now: DateTime<Utc>,
 ) -> Result<(Box<serde_json::value::RawValue>, Vec<db::events::NewEvent>), ServiceError> {
     let details = with_players(played.game.clone(), players);
@@ -321,7 +337,16 @@ fn announce(
         .map(MoveView::from)
         .collect();
     let events = event_log::rows(
-        event_log::after_game_change(&details, &view, &written, &moves, None)?,
+        event_log::after_game_change(
+            &details,
+            &view,
+            &written,
+            GameChange {
+                moves: &moves,
+                draw: None,
+                rated,
+            },
+        )?,
         now.naive_utc(),
     );
     Ok((written, events))

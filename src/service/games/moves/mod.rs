@@ -55,11 +55,14 @@ pub async fn play(
                 request,
                 notifier,
                 now,
+                writing: false,
             };
             let decided = decide(conn, &ctx, read)?;
             Ok::<_, ServiceError>(Some((decided, kept)))
         })
         .await;
+    // A rated game's last move also changes two ratings, which another game's end may change
+    // at the same moment: it is decided inside the write (`Decided::EndsRatedGame`).
     if let Ok(Some((Decided::Write(plan), kept))) = decided {
         let after = plan.game.is_active().then(|| kept.moved(plan.row.clone()));
         // It only stores what was decided, so it may run again (see `db::group_commit`); a lost
@@ -88,6 +91,7 @@ pub async fn play(
             request: &request,
             notifier: &notifier,
             now,
+            writing: true,
         };
         play_in_transaction(conn, &ctx)
     })
@@ -122,6 +126,9 @@ fn play_in_transaction(
     match decide(conn, ctx, read)? {
         Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(store(conn, &plan)?))),
         Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
+        Decided::EndsRatedGame => Err(ServiceError::internal(
+            "a move decided inside its write was sent back to the write",
+        )),
         Decided::OutOfTime {
             mut game,
             players,

@@ -10,8 +10,10 @@ use crate::db::users::SessionKey;
 use crate::db::{self, DbConn};
 use crate::service::effects::chance::Chance;
 use crate::service::effects::games::race;
+use crate::service::effects::ratings;
 use crate::service::model::error::ServiceError;
 use crate::service::model::game::{GameState, PlayedMove};
+use crate::service::model::rating::RatingChanges;
 
 /// What a legal move writes, and what its caller is answered once it is stored.
 pub(super) struct MovePlan {
@@ -25,6 +27,8 @@ pub(super) struct MovePlan {
     pub mv: Move,
     pub chance: Chance,
     pub mail: Option<OutboxRow>,
+    /// What the end of a rated game does to its players' ratings.
+    pub rated: Option<RatingChanges>,
     /// The game after the move as clients see it, as JSON: the answer, and the events' data.
     pub view: Box<RawValue>,
     pub events: Vec<NewEvent>,
@@ -58,6 +62,9 @@ pub(super) fn store(conn: &mut DbConn, plan: &MovePlan) -> Result<PlayedMove, Se
         return Err(race());
     }
     plan.chance.store(conn)?;
+    if let Some(rated) = &plan.rated {
+        ratings::store(conn, rated)?;
+    }
     Ok(PlayedMove {
         my_turn: plan.game.is_active() && plan.game.to_move_id() == Some(plan.caller.id.as_str()),
         mv: plan.mv.clone(),
