@@ -1061,3 +1061,51 @@ async fn deliveries_go_with_their_events_when_the_log_is_pruned() {
     let alice = app.log_in_again(&alice).await;
     assert!(deliveries(&app, &alice, id).await.is_empty());
 }
+
+#[actix_web::test]
+async fn the_end_of_a_rated_game_is_delivered_with_the_rating_changes() {
+    let app = app_allowing_private().await;
+    let receiver = Receiver::start();
+    let smtp = TestSmtp::start();
+    let alice = app.confirmed_user("alice", &smtp).await;
+    let bob = app.confirmed_user("bob", &smtp).await;
+    create(
+        &app,
+        &alice,
+        json!({"url": receiver.url("/over"), "events": ["game.over"]}),
+    )
+    .await;
+    let game = app
+        .start_challenge_game("cheversi", json!({"rated": true}), &alice, &bob)
+        .await;
+    for (player, mv) in [(&alice, "KE4"), (&bob, "QD5")] {
+        let played = app.play(&game, player, mv).await;
+        assert_eq!(played.status, StatusCode::CREATED, "{}", played.body);
+    }
+    let resigned = app
+        .post_empty(&format!("/api/v1/games/{game}/resign"), Some(&bob.token))
+        .await;
+    assert_eq!(resigned.status, StatusCode::OK, "{}", resigned.body);
+    let sender = sender(true);
+    while pump(&app, &sender).await.attempts() > 0 {}
+    let received = receiver.received();
+    assert_eq!(received.len(), 1);
+    let payload = received[0].json();
+    assert_eq!(payload["type"], "game.over");
+    let changes = &payload["data"]["rating_changes"];
+    assert_eq!(changes["white"]["user_id"], alice.id.as_str());
+    assert_eq!(changes["black"]["user_id"], bob.id.as_str());
+    assert!(
+        changes["white"]["change"].as_f64().unwrap() > 0.0,
+        "{payload}"
+    );
+    assert!(
+        changes["black"]["change"].as_f64().unwrap() < 0.0,
+        "{payload}"
+    );
+    let profile = app.get("/api/v1/users/alice", None).await;
+    assert_eq!(
+        changes["white"]["after"]["rating"],
+        profile.body["ratings"]["cheversi"]["rating"]
+    );
+}
