@@ -1126,21 +1126,12 @@ async fn people_sign_up_confirm_sign_in_and_change_settings_in_a_real_browser() 
     eprintln!("screenshots: {}", screenshot_dir().display());
 }
 
-/// Where `KURYR_SCREENSHOTS` asks for the profile's and leaderboard's pictures (created when
-/// missing); `None` when it is not set, and then nothing is saved.
-fn screenshots_asked() -> Option<PathBuf> {
-    let dir = std::env::var_os("KURYR_SCREENSHOTS").filter(|dir| !dir.is_empty())?;
-    let dir = PathBuf::from(dir);
-    std::fs::create_dir_all(&dir).expect("the folder KURYR_SCREENSHOTS names");
-    Some(dir)
-}
-
-/// The page in `client` as `name`.png in `dir`, if there is one.
-async fn save_screenshot(client: &Client, dir: Option<&Path>, name: &str) {
-    let Some(dir) = dir else { return };
+/// The page in `client` as `players-{name}.png` in `target/screenshots/`.
+async fn save_screenshot(client: &Client, name: &str) {
     let png = client.screenshot().await.expect("a screenshot");
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
-    std::fs::write(dir.join(format!("{name}.png")), png).expect("the screenshot is written");
+    std::fs::write(screenshot_dir().join(format!("players-{name}.png")), png)
+        .expect("the screenshot is written");
 }
 
 /// Signs `username` up in `client` and confirms their address from the mail; they stay signed
@@ -1166,10 +1157,9 @@ async fn sign_up_confirmed(site: &Site, client: &Client, username: &str) {
 /// profile, both move and Alice resigns (without JavaScript); then a visitor with JavaScript
 /// reads Bob's profile (his rating, his record, the chart of his rating, the game) and the
 /// Cheversi leaderboard, which has nobody established yet, on a desktop and on a phone.
-/// `KURYR_SCREENSHOTS` names a folder for `profile.png` and `leaderboard.png`.
+/// Their screenshots are `target/screenshots/players-*.png`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_profile_and_the_leaderboards_in_a_real_browser() {
-    let shots = screenshots_asked();
     let driver = start_driver();
     let site = start_site();
     let alice = browser(&driver, false, 1280, 900).await;
@@ -1300,7 +1290,7 @@ async fn a_profile_and_the_leaderboards_in_a_real_browser() {
         has(&visitor, "#challenge").await,
         "a visitor may challenge Bob"
     );
-    save_screenshot(&visitor, shots.as_deref(), "profile").await;
+    save_screenshot(&visitor, "profile").await;
 
     // The leaderboards, from the header: every game, and Cheversi's waiting for its first
     // established player.
@@ -1321,7 +1311,7 @@ async fn a_profile_and_the_leaderboards_in_a_real_browser() {
         text_of(&visitor, "nav.games-nav a[aria-current=page]").await,
         "Cheversi"
     );
-    save_screenshot(&visitor, shots.as_deref(), "leaderboard").await;
+    save_screenshot(&visitor, "leaderboard").await;
     visitor
         .goto(&format!("{}/leaderboards/nosuchgame", site.base))
         .await
@@ -1339,7 +1329,7 @@ async fn a_profile_and_the_leaderboards_in_a_real_browser() {
         .goto(&format!("{}/players/bob", site.base))
         .await
         .unwrap();
-    save_screenshot(&phone, shots.as_deref(), "phone-profile").await;
+    save_screenshot(&phone, "phone-profile").await;
 
     for client in [alice, bob, visitor, phone] {
         client.close().await.unwrap();

@@ -86,11 +86,14 @@ async fn web_game(alice: &mut Browser<'_>, bob: &mut Browser<'_>, game: &str) ->
     assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.body);
     assert_eq!(made.header("location"), Some("/games"));
     let mine = page(alice, "/games", StatusCode::OK).await;
-    assert!(mine.contains("to <strong>bob</strong>"), "{mine}");
+    assert!(
+        mine.contains("to <strong><a href=\"/players/bob\">bob</a></strong>"),
+        "{mine}"
+    );
 
     let games = page(bob, "/games", StatusCode::OK).await;
     assert!(
-        games.contains("<strong>alice</strong> challenges you"),
+        games.contains("<a href=\"/players/alice\">alice</a></strong> <span class=\"rating\" title=\"alice’s rating in Cheversi\">unrated</span> challenges you"),
         "{games}"
     );
     let challenge = after(&games, "action=\"/challenges/");
@@ -307,7 +310,7 @@ async fn draws_are_offered_and_accepted_and_challenges_declined_and_cancelled() 
     assert!(text.contains("id=\"problem\"") && text.contains("value=\"nobody-here\""));
 
     let games = page(&mut bob, "/games", StatusCode::OK).await;
-    assert!(games.contains("Open challenges") && games.contains("<strong>alice</strong>: Cubulus"));
+    assert!(games.contains("Open challenges") && games.contains("<a href=\"/players/alice\">alice</a></strong> <span class=\"rating\" title=\"alice’s rating in Cubulus\">unrated</span>: Cubulus"));
     let id = after(&games, "action=\"/challenges/");
     let id = id.trim_end_matches("/accept");
     let declined = bob

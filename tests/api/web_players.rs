@@ -369,17 +369,19 @@ async fn the_challenge_form_makes_rated_challenges() {
     let games = html(&games);
     assert!(
         games.contains(
-            "<strong>alice</strong> challenges you to Cheversi (<span class=\"tag\">rated</span>"
+            "unrated</span> challenges you to Cheversi (<span class=\"tag\">rated</span>"
         ),
         "{games}"
     );
     assert!(
-        games.contains("<strong>alice</strong>: Cubulus (<span class=\"tag\">rated</span>"),
+        games.contains("unrated</span>: Cubulus (<span class=\"tag\">rated</span>"),
         "{games}"
     );
     assert!(games.contains("for ratings 1400 to 1700"));
     assert!(
-        games.contains("· <a href=\"/players/alice\">alice</a> <span class=\"rating\""),
+        games.contains(
+            "<strong><a href=\"/players/alice\">alice</a></strong> <span class=\"rating\""
+        ),
         "{games}"
     );
     assert!(
