@@ -282,8 +282,7 @@ fn in_range(
     if challenge.rating_min.is_none() && challenge.rating_max.is_none() {
         return Ok(());
     }
-    let [mine, _] = ratings::standings(conn, kind, [user_id, &challenge.challenger_id])?;
-    let rating = mine.strength.rating();
+    let rating = ratings::standing(conn, kind, user_id)?.strength.rating();
     let low = challenge.rating_min.map_or(f64::NEG_INFINITY, f64::from);
     let high = challenge.rating_max.map_or(f64::INFINITY, f64::from);
     if rating < low || rating > high {

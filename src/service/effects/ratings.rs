@@ -8,15 +8,16 @@ use crate::service::model::error::{Conflict, ServiceError};
 use crate::service::model::game::GameState;
 use crate::service::model::rating::{RatingChanges, Standing};
 
-/// The current standings of two players in one game, White first; a player without a rating
-/// has a new player's.
-pub fn standings(
+/// A player's current standing in one game; a player without a rating has a new player's.
+pub fn standing(
     conn: &mut DbConn,
     kind: GameKind,
-    players: [&str; 2],
-) -> Result<[Standing; 2], ServiceError> {
-    let rows = db::ratings::of_users(conn, &players, kind.id())?;
-    standings_of(rows, kind, players)
+    user_id: &str,
+) -> Result<Standing, ServiceError> {
+    match db::ratings::of_users(conn, &[user_id], kind.id())?.pop() {
+        Some(row) => Standing::from_row(row),
+        None => Ok(Standing::new(user_id, kind)),
+    }
 }
 
 fn standings_of(
@@ -90,18 +91,15 @@ pub fn decide(
     let players = [game.white_id.as_str(), game.black_id.as_str()];
     let rows = db::ratings::of_users_held(conn, &players, game.kind.id())?;
     let standings = standings_of(rows, game.kind, players)?;
-    Ok(RatingChanges::of_game(game, standings, true))
+    Ok(RatingChanges::of_game(game, standings))
 }
 
 /// Stores a rated result: both players' new ratings, on condition that neither changed since
 /// they were read (a concurrent game of the same player lost the race: decided again), and the
 /// two history rows.
 pub fn store(conn: &mut DbConn, changes: &RatingChanges) -> Result<(), ServiceError> {
-    // In one order of players everywhere, so that two transactions rating the same two players
-    // (on two processes, or two writer lanes) queue rather than each wait for the other.
-    let mut sides: Vec<_> = changes.sides.iter().collect();
-    sides.sort_by(|a, b| a.before.user_id.cmp(&b.before.user_id));
-    for side in sides {
+    // The rows are held since `decide` read them, so the order of the updates does not matter.
+    for side in &changes.sides {
         if !db::ratings::update_if_unchanged(conn, &side.after.to_row(), side.before.games)? {
             return Err(ServiceError::conflict(
                 Conflict::ConcurrentUpdate,

@@ -250,16 +250,12 @@ pub struct RatingChanges {
 }
 
 impl RatingChanges {
-    /// Works out the change a finished game makes to its players' `standings` (White first).
-    /// `None` when the game is not rated, not finished, or ended before both players had made a
-    /// move of their own (an abort).
-    pub fn of_game(
-        game: &GameState,
-        standings: [Standing; 2],
-        both_moved: bool,
-    ) -> Option<RatingChanges> {
+    /// Works out the change a finished rated game makes to its players' `standings` (White
+    /// first); `None` for a game that is not rated or not finished. Whether it was an abort is
+    /// asked before (`effects::ratings::rates`).
+    pub fn of_game(game: &GameState, standings: [Standing; 2]) -> Option<RatingChanges> {
         let (result, finished_at) = (game.result?, game.finished_at?);
-        if !game.rated || !both_moved {
+        if !game.rated {
             return None;
         }
         let [white, black] = standings;
