@@ -1335,3 +1335,357 @@ async fn a_profile_and_the_leaderboards_in_a_real_browser() {
         client.close().await.unwrap();
     }
 }
+
+/// The moves the planner offers at the end of the line being built (`#plan-choices`).
+async fn planner_moves(client: &Client) -> Vec<String> {
+    let mut moves = Vec::new();
+    for button in client
+        .find_all(Locator::Css("#plan-choices button"))
+        .await
+        .unwrap()
+    {
+        moves.push(button.text().await.unwrap());
+    }
+    moves
+}
+
+/// Waits until the planner has drawn the end of `line` (its moves, space-separated).
+async fn planner_at(client: &Client, line: &str) {
+    find(
+        client,
+        &format!("#planner[data-state=ready][data-line='{line}']"),
+    )
+    .await;
+}
+
+/// Plays on the planner's board, by clicks, a move of two squares that no other move names in
+/// that order: its piece, then its target. Checks that the first click alone plays nothing;
+/// answers the move, once the planner has drawn the position after it.
+async fn plan_by_clicks(client: &Client, line: &mut Vec<String>) -> String {
+    let moves = planner_moves(client).await;
+    let named: Vec<Vec<String>> = moves.iter().map(|mv| squares_named(mv)).collect();
+    let only = |squares: &[String]| {
+        named
+            .iter()
+            .filter(|other| {
+                other
+                    .iter()
+                    .position(|s| *s == squares[0])
+                    .is_some_and(|at| other[at + 1..].contains(&squares[1]))
+            })
+            .count()
+            == 1
+    };
+    let (mv, squares) = moves
+        .iter()
+        .zip(&named)
+        .find(|(_, squares)| squares.len() == 2 && only(squares))
+        .unwrap_or_else(|| panic!("no move of {moves:?} is chosen by two clicks"));
+    for (i, square) in squares.iter().enumerate() {
+        let cell = find(
+            client,
+            &format!("#plan-board .cell[data-square='{square}' i]"),
+        )
+        .await;
+        click_at(client, cell).await;
+        if i == 0 {
+            let text = find(client, "#planner")
+                .await
+                .attr("data-line")
+                .await
+                .unwrap()
+                .unwrap_or_default();
+            assert_eq!(text, line.join(" "), "a first click plays nothing");
+            assert!(
+                has(client, "#plan-board .chosen").await,
+                "the clicked piece is marked"
+            );
+        }
+    }
+    line.push(mv.clone());
+    planner_at(client, &line.join(" ")).await;
+    mv.clone()
+}
+
+async fn value_of(client: &Client, css: &str) -> String {
+    find(client, css)
+        .await
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap_or_default()
+}
+
+/// Scrolls the planner's section to the top of the window.
+async fn show_the_planner(client: &Client) {
+    client
+        .execute(
+            "document.getElementById('plan').scrollIntoView({block: 'start'})",
+            vec![],
+        )
+        .await
+        .unwrap();
+}
+
+/// The side (`White`, `Black`) whose move the page lists at `ply`.
+async fn listed_at(client: &Client, ply: i32) -> String {
+    text_of(client, &format!("ol.moves li[value='{ply}']")).await
+}
+
+/// Conditional moves in a real browser. With JavaScript, the player waiting for their opponent
+/// builds a line on the planner's board (the opponent's move, then the answer, each by clicking
+/// a piece and its target), a second one from the listed moves (New line, Undo on the way), and
+/// saves them; the opponent plays the first line's move in their browser, and the answer is
+/// played at once: both pages show it, the waiting one by itself (the game's stream). Without
+/// JavaScript, a line typed into the box is saved, a wrong one refused with its reason, and the
+/// answer played the same way. Screenshots: `target/screenshots/plan-*.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replies_are_planned_on_the_board_and_played_in_a_real_browser() {
+    let driver = start_driver();
+    let site = start_site();
+    let mut camera = Camera {
+        dir: screenshot_dir(),
+        prefix: "plan".to_owned(),
+        count: 0,
+    };
+    let alice = browser(&driver, true, 1280, 900).await;
+    let bob = browser(&driver, true, 1280, 900).await;
+    sign_up_confirmed(&site, &alice, "alice").await;
+    sign_up_confirmed(&site, &bob, "bob").await;
+
+    let game = challenge_and_accept(&alice, &bob, &site, "bob", "cubulus").await;
+    let url = format!("{}{game}", site.base);
+    alice.goto(&url).await.unwrap();
+    find(&alice, "#game").await;
+    // The colours are drawn: whoever waits plans.
+    let (mover, planner, planner_name) = if has(&alice, "#play-button").await {
+        (&alice, &bob, "bob")
+    } else {
+        (&bob, &alice, "alice")
+    };
+    planner.goto(&url).await.unwrap();
+    assert!(
+        !has(mover, "#plan").await,
+        "the player to move has no planner"
+    );
+    let side = side_of(planner).await;
+    let ply = ply_on_page(planner).await.expect("the page's ply");
+
+    // The first line, by clicks on the planner's board.
+    planner_at(planner, "").await;
+    let status = text_of(planner, "#plan-status").await;
+    assert!(status.contains("your opponent’s move"), "{status}");
+    let mut line = Vec::new();
+    let theirs = plan_by_clicks(planner, &mut line).await;
+    let status = text_of(planner, "#plan-status").await;
+    assert!(status.contains("Next: your answer"), "{status}");
+    let answer = plan_by_clicks(planner, &mut line).await;
+    let first = format!("{theirs} {answer}");
+    assert_eq!(
+        value_of(planner, "#lines").await,
+        first,
+        "the line is the box's row"
+    );
+    show_the_planner(planner).await;
+    camera.shoot(planner, "planner").await;
+
+    // A second line from the listed moves: another move of the opponent's, an answer, undone
+    // and chosen again.
+    find(planner, "#plan-new").await.click().await.unwrap();
+    planner_at(planner, "").await;
+    let other = planner_moves(planner)
+        .await
+        .into_iter()
+        .find(|mv| *mv != theirs)
+        .expect("another move of the opponent's");
+    find(
+        planner,
+        &format!("#plan-choices button[data-move='{other}']"),
+    )
+    .await
+    .click()
+    .await
+    .unwrap();
+    planner_at(planner, &other).await;
+    let reply = planner_moves(planner).await[0].clone();
+    for _ in 0..2 {
+        find(
+            planner,
+            &format!("#plan-choices button[data-move='{reply}']"),
+        )
+        .await
+        .click()
+        .await
+        .unwrap();
+        planner_at(planner, &format!("{other} {reply}")).await;
+        assert_eq!(
+            value_of(planner, "#lines").await,
+            format!("{first}\n{other} {reply}")
+        );
+        find(planner, "#plan-undo").await.click().await.unwrap();
+        planner_at(planner, &other).await;
+        assert_eq!(
+            value_of(planner, "#lines").await,
+            format!("{first}\n{other}")
+        );
+    }
+    find(
+        planner,
+        &format!("#plan-choices button[data-move='{reply}']"),
+    )
+    .await
+    .click()
+    .await
+    .unwrap();
+    planner_at(planner, &format!("{other} {reply}")).await;
+    let typed = format!("{first}\n{other} {reply}");
+    assert_eq!(value_of(planner, "#lines").await, typed);
+    show_the_planner(planner).await;
+    camera.shoot(planner, "two-lines").await;
+
+    // Saved: the page shows the lines stored.
+    click(planner, "#plan-save").await;
+    assert_eq!(path_of(planner).await, format!("{game}?plan=saved"));
+    assert_eq!(
+        text_of(planner, "#notice[role=status]").await,
+        "Your plan is saved."
+    );
+    assert_eq!(value_of(planner, "#lines").await, typed);
+    assert!(
+        text_of(planner, "#lines-hint")
+            .await
+            .contains("2 lines are stored.")
+    );
+    planner_at(planner, "").await;
+    find(planner, "#game[data-live=stream]").await;
+    camera.shoot(planner, "saved").await;
+
+    // On a phone, the planner fits the width, its board whole.
+    let phone = browser(&driver, true, 360, 800).await;
+    sign_in(&site, &phone, planner_name).await;
+    phone.goto(&url).await.unwrap();
+    planner_at(&phone, "").await;
+    fits_the_phone(&phone, "the planner").await;
+    show_the_planner(&phone).await;
+    camera.shoot(&phone, "phone").await;
+    phone.close().await.unwrap();
+
+    // The opponent plays the first line's move, in their own browser: the answer follows.
+    mover.goto(&url).await.unwrap();
+    find(mover, "#move")
+        .await
+        .select_by_label(&theirs)
+        .await
+        .unwrap_or_else(|e| panic!("{theirs} is not offered: {e}"));
+    click(mover, "#play-button").await;
+    let opponent = if side == "White" { "Black" } else { "White" };
+    assert_eq!(
+        listed_at(mover, ply + 1).await,
+        format!("{opponent}: {theirs}")
+    );
+    assert_eq!(listed_at(mover, ply + 2).await, format!("{side}: {answer}"));
+    assert!(
+        has(mover, "#play-button").await,
+        "the opponent's move again"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while ply_on_page(planner).await != Some(ply + 2) {
+        assert!(
+            Instant::now() < deadline,
+            "the planner's page does not show the answer 10 s after the move"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        listed_at(planner, ply + 2).await,
+        format!("{side}: {answer}")
+    );
+    // The line ran out and the other expected another move: nothing is left.
+    assert_eq!(value_of(planner, "#lines").await, "");
+    assert!(
+        text_of(planner, "#lines-hint")
+            .await
+            .contains("No plan is stored.")
+    );
+    camera.shoot(planner, "answered").await;
+
+    // Without JavaScript: the box alone.
+    let game = challenge_and_accept(&alice, &bob, &site, "bob", "prosterno").await;
+    let url = format!("{}{game}", site.base);
+    alice.goto(&url).await.unwrap();
+    find(&alice, "#game").await;
+    let (mover, planner_name) = if has(&alice, "#play-button").await {
+        (&alice, "bob")
+    } else {
+        (&bob, "alice")
+    };
+    let plain = browser(&driver, false, 1280, 900).await;
+    sign_in(&site, &plain, planner_name).await;
+    plain.goto(&url).await.unwrap();
+    assert!(
+        !find(&plain, "#planner").await.is_displayed().await.unwrap(),
+        "no board to click without script"
+    );
+    let side = side_of(&plain).await;
+    let ply = ply_on_page(&plain).await.expect("the page's ply");
+    let planner_el = find(&plain, "#planner").await;
+    let kind: kuryr::rules::GameKind = planner_el
+        .attr("data-kind")
+        .await
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let position = planner_el.attr("data-position").await.unwrap().unwrap();
+    let options: serde_json::Value =
+        serde_json::from_str(&planner_el.attr("data-options").await.unwrap().unwrap()).unwrap();
+    let loaded = kind.engine().unwrap().load(&position, &options).unwrap();
+    let theirs = loaded.legal_moves()[0].clone();
+    let (_, after) = loaded.play(&theirs).unwrap();
+    let answer = after.legal_moves()[0].clone();
+
+    // A wrong line first: the reason above the box, the text kept.
+    let wrong = format!("{theirs} {answer}\n{theirs}");
+    fill(&plain, "lines", &wrong).await;
+    click(&plain, "#plan-save").await;
+    let problem = text_of(&plain, "#plan #problem[role=alert]").await;
+    assert!(problem.starts_with("Line 2"), "{problem}");
+    assert_eq!(value_of(&plain, "#lines").await, wrong);
+    camera.shoot(&plain, "nojs-refused").await;
+    // Then the right one, written in lower case: stored canonical.
+    fill(
+        &plain,
+        "lines",
+        &format!("{} {}", theirs.to_lowercase(), answer.to_lowercase()),
+    )
+    .await;
+    click(&plain, "#plan-save").await;
+    assert_eq!(
+        text_of(&plain, "#notice[role=status]").await,
+        "Your plan is saved."
+    );
+    assert_eq!(
+        value_of(&plain, "#lines").await,
+        format!("{theirs} {answer}")
+    );
+    camera.shoot(&plain, "nojs-saved").await;
+
+    mover.goto(&url).await.unwrap();
+    find(mover, "#move")
+        .await
+        .select_by_label(&theirs)
+        .await
+        .unwrap();
+    click(mover, "#play-button").await;
+    plain.goto(&url).await.unwrap();
+    assert_eq!(ply_on_page(&plain).await, Some(ply + 2));
+    assert_eq!(
+        listed_at(&plain, ply + 2).await,
+        format!("{side}: {answer}")
+    );
+    camera.shoot(&plain, "nojs-answered").await;
+
+    for client in [alice, bob, plain] {
+        client.close().await.unwrap();
+    }
+}

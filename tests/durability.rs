@@ -3,6 +3,10 @@
 //! be there, at its ply, and nothing else may be stored but, at most, the one move per client that
 //! was in flight at the kill, and only as the next move of its game.
 //!
+//! The same holds for the replies a player planned (conditional moves), which the server plays
+//! in the transaction of the opponent's move they answer: after the restart, no expected move
+//! is stored without its reply.
+//!
 //! Runs on SQLite (the embedded defaults in a data folder), and on PostgreSQL when
 //! `KURYR_TEST_DATABASE_URL` names a server where tests may create and drop databases.
 
@@ -18,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use common::Storage;
+use kuryr::rules::{GameKind, LoadedPosition, Side};
 
 /// A whole legal Cheversi game, White first.
 const GAME: [&str; 16] = [
@@ -72,6 +77,19 @@ fn rated_endings_survive_sigkill_on_postgres() {
     }
 }
 
+#[test]
+fn conditional_replies_survive_sigkill_on_sqlite() {
+    let storage = Storage::sqlite();
+    sigkill_mid_replies_then_check(&storage);
+}
+
+#[test]
+fn conditional_replies_survive_sigkill_on_postgres() {
+    if let Some(storage) = postgres("conditional") {
+        sigkill_mid_replies_then_check(&storage);
+    }
+}
+
 /// An HTTP client of one thread. Requests time out, so a thread notices a server that stopped
 /// answering; a refused or reset connection (a killed server) fails at once.
 struct Client {
@@ -102,6 +120,26 @@ impl Client {
 
     fn get(&self, path: &str) -> Result<Reply, ureq::Error> {
         let response = self.agent.get(format!("{}{path}", self.base)).call()?;
+        read(response)
+    }
+
+    /// A GET with `token`'s authority.
+    fn get_as(&self, path: &str, token: &str) -> Result<Reply, ureq::Error> {
+        let response = self
+            .agent
+            .get(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {token}"))
+            .call()?;
+        read(response)
+    }
+
+    /// A PUT of `body` as JSON with `token`'s authority.
+    fn put(&self, path: &str, token: &str, body: Value) -> Result<Reply, ureq::Error> {
+        let response = self
+            .agent
+            .put(format!("{}{path}", self.base))
+            .header("Authorization", format!("Bearer {token}"))
+            .send_json(body)?;
         read(response)
     }
 
@@ -267,6 +305,37 @@ fn play(
     outcome
 }
 
+/// [`PLAYERS`] players registered and logged in once: their ids and their tokens.
+fn logged_in_players(client: &Client) -> (Vec<String>, Vec<String>) {
+    (0..PLAYERS)
+        .map(|i| {
+            let username = format!("player{i}");
+            let registered = client.expect(
+                201,
+                client.post(
+                    "/api/v1/auth/register",
+                    None,
+                    json!({"username": username, "email": format!("{username}@example.org"), "password": PASSWORD}),
+                ),
+                "register",
+            );
+            let login = client.expect(
+                200,
+                client.post(
+                    "/api/v1/auth/login",
+                    None,
+                    json!({"username": username, "password": PASSWORD}),
+                ),
+                "log in",
+            );
+            (
+                registered["id"].as_str().unwrap().to_owned(),
+                login["access_token"].as_str().unwrap().to_owned(),
+            )
+        })
+        .unzip()
+}
+
 /// Games between varied pairs of `tokens`' players: White challenges, Black accepts.
 fn games_between(client: &Client, tokens: &[String], rated: bool) -> Vec<TestGame> {
     (0..CLIENTS * GAMES_PER_CLIENT)
@@ -307,30 +376,7 @@ fn sigkill_mid_load_then_check(storage: &Storage) {
     let client = Client::new(server.port);
 
     // Players, each logged in once: their tokens must still work after the restart.
-    let tokens: Vec<String> = (0..PLAYERS)
-        .map(|i| {
-            let username = format!("player{i}");
-            client.expect(
-                201,
-                client.post(
-                    "/api/v1/auth/register",
-                    None,
-                    json!({"username": username, "email": format!("{username}@example.org"), "password": PASSWORD}),
-                ),
-                "register",
-            );
-            let login = client.expect(
-                200,
-                client.post(
-                    "/api/v1/auth/login",
-                    None,
-                    json!({"username": username, "password": PASSWORD}),
-                ),
-                "log in",
-            );
-            login["access_token"].as_str().unwrap().to_owned()
-        })
-        .collect();
+    let (_, tokens) = logged_in_players(&client);
 
     let games = games_between(&client, &tokens, false);
     let total_moves = games.len() * GAME.len();
@@ -785,5 +831,474 @@ fn sigkill_mid_endings_then_check(storage: &Storage) {
     assert!(
         finished.len() < games.len(),
         "every game ended before the kill: no ending was killed mid-way"
+    );
+}
+
+/// The kill comes once this many requests of the load with plans were acknowledged: about a
+/// third of them.
+const PLANNED_KILL_AFTER: usize = 350;
+
+/// Black's plan in the game of index `index`, made at ply 0; `along[ply]` is the position after
+/// [`GAME`]`[..ply]`. The lines answer White's first `k` moves of [`GAME`] as [`GAME`] does, `k`
+/// going from 0 to the whole game with the index; beside them, for some games, lines that
+/// expect another move of White's at an earlier turn (dropped when White plays [`GAME`]'s), one
+/// that expects another move at White's turn `k` (so that [`GAME`]'s move there drops the whole
+/// plan), and a line that stops where the main one goes on.
+fn plan_for(index: usize, along: &[Box<dyn LoadedPosition>]) -> Vec<Vec<String>> {
+    let turns = GAME.len() / 2;
+    let k = index % (turns + 1);
+    let game_until =
+        |ply: usize| -> Vec<String> { GAME[..ply].iter().map(|mv| (*mv).to_owned()).collect() };
+    // GAME[..ply], then another move of White's and an answer to it.
+    let elsewhere = |ply: usize, pick: usize| -> Option<Vec<String>> {
+        let mut line = game_until(ply);
+        line.extend(alternative(along[ply].as_ref(), ply, pick)?);
+        Some(line)
+    };
+    let mut lines = Vec::new();
+    for j in 0..k {
+        if (index + j).is_multiple_of(3)
+            && let Some(line) = elsewhere(2 * j, index + j)
+        {
+            lines.push(line);
+        }
+    }
+    if k > 0 {
+        lines.push(game_until(2 * k));
+    }
+    if k >= 2 && index.is_multiple_of(4) {
+        lines.push(game_until(2));
+    }
+    if k < turns
+        && (index / (turns + 1)) % 2 == 1
+        && let Some(line) = elsewhere(2 * k, index)
+    {
+        lines.insert(0, line);
+    }
+    lines
+}
+
+/// From `position` (after [`GAME`]`[..ply]`, White to move), a move of White's other than
+/// [`GAME`]'s after which Black is to move in a game going on, chosen by `pick`, and Black's
+/// first legal answer.
+fn alternative(position: &dyn LoadedPosition, ply: usize, pick: usize) -> Option<Vec<String>> {
+    let candidates: Vec<(String, String)> = position
+        .legal_moves()
+        .into_iter()
+        .filter(|mv| *mv != GAME[ply])
+        .filter_map(|mv| {
+            let (notation, after) = position.play(&mv).ok()?;
+            if after.outcome().is_some() || after.side_to_move() != Side::Black {
+                return None;
+            }
+            let answer = after.legal_moves().into_iter().next()?;
+            let (answer, _) = after.play(&answer).ok()?;
+            Some((notation, answer))
+        })
+        .collect();
+    let (theirs, answer) = candidates.get(pick % candidates.len().max(1))?.clone();
+    Some(vec![theirs, answer])
+}
+
+/// The lines of `plan` left after [`GAME`]`[..played]`, every one of them followed while the
+/// plan lived: those that begin with those moves and go on, less them.
+fn left_after(plan: &[Vec<String>], played: usize) -> Vec<Vec<String>> {
+    plan.iter()
+        .filter(|line| line.len() > played && line[..played] == GAME[..played])
+        .map(|line| line[played..].to_vec())
+        .collect()
+}
+
+/// The reply `plan` owes right after [`GAME`]`[..=ply]` (a move of White's): the next move of
+/// the lines that expected it.
+fn reply_due(plan: &[Vec<String>], ply: usize) -> Option<String> {
+    if !ply.is_multiple_of(2) {
+        return None;
+    }
+    let left = left_after(plan, ply + 1);
+    let reply = left.first().map(|line| line[0].clone());
+    assert!(
+        left.iter().all(|line| Some(&line[0]) == reply.as_ref()),
+        "the test's own plan disagrees with itself: {plan:?}"
+    );
+    reply
+}
+
+/// The game's ply once the move at `ply` is stored, with the reply it is owed.
+fn ply_after(plan: &[Vec<String>], ply: usize) -> usize {
+    ply + 1 + usize::from(reply_due(plan, ply).is_some())
+}
+
+/// A move the server acknowledged in the load with plans: the ply it was sent at, and the game's
+/// ply its answer showed (one more, or two with the planned reply).
+struct PlannedAck {
+    game: usize,
+    ply: usize,
+    ply_after: usize,
+}
+
+#[derive(Default)]
+struct PlannedOutcome {
+    acks: Vec<PlannedAck>,
+    in_flight: Option<InFlight>,
+    refusals: Vec<String>,
+}
+
+/// Plays `games` round-robin, each from the ply it is at: the moves of [`GAME`] that no plan
+/// answers, until each game is over or the server stops answering.
+fn play_planned(
+    port: u16,
+    all: &[TestGame],
+    plans: &[Vec<Vec<String>>],
+    games: Vec<usize>,
+    tokens: &[String],
+    counters: (&AtomicUsize, &AtomicBool),
+) -> PlannedOutcome {
+    let (acked, killed) = counters;
+    let client = Client::new(port);
+    let mut outcome = PlannedOutcome::default();
+    let mut plies: Vec<(usize, usize)> = games.into_iter().map(|game| (game, 0)).collect();
+    while plies.iter().any(|&(_, ply)| ply < GAME.len()) {
+        for (index, ply) in plies.iter_mut().filter(|(_, ply)| *ply < GAME.len()) {
+            let (index, at) = (*index, *ply);
+            let game = &all[index];
+            let mv = GAME[at];
+            let sent = client.post(
+                &format!("/api/v1/games/{}/moves", game.id),
+                Some(&tokens[game.mover(at)]),
+                json!({"move": mv, "ply": at}),
+            );
+            match sent {
+                Ok(reply) if reply.status == 201 => {
+                    let expected = ply_after(&plans[index], at);
+                    if reply.body["move"]["ply"] != json!(at + 1)
+                        || reply.body["move"]["move"] != mv
+                        || reply.body["game"]["ply"] != json!(expected)
+                    {
+                        outcome.refusals.push(format!(
+                            "game {} ply {at} {mv}: a 201 describing another move or no reply \
+                             where one was due (ply {expected} expected): {}",
+                            game.id, reply.body
+                        ));
+                        return outcome;
+                    }
+                    outcome.acks.push(PlannedAck {
+                        game: index,
+                        ply: at,
+                        ply_after: expected,
+                    });
+                    *ply = expected;
+                    acked.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok(reply) => {
+                    outcome.refusals.push(format!(
+                        "game {} ply {at} {mv}: {} {}",
+                        game.id, reply.status, reply.body
+                    ));
+                    return outcome;
+                }
+                Err(error) => {
+                    outcome.in_flight = Some(InFlight {
+                        game: index,
+                        ply: at,
+                        error: error.to_string(),
+                        after_kill: killed.load(Ordering::SeqCst),
+                    });
+                    return outcome;
+                }
+            }
+        }
+    }
+    outcome
+}
+
+/// Black stores a plan in most games before White's first move; clients then play White's
+/// moves, and Black's where no plan answers, under load, and the server is killed mid-way.
+/// After the restart, in every game: the history is [`GAME`]'s first moves; every acknowledged
+/// move is there, with the reply its answer showed; each move of White's that the plan expected
+/// is followed by the reply that was due, played for Black; beyond what was acknowledged there
+/// is at most the move in flight, whole (with its reply when one was due); and Black's plan
+/// reads as what is left of it after the history. The clients' retries then bring every game to
+/// the same point, replies included.
+fn sigkill_mid_replies_then_check(storage: &Storage) {
+    let backend = storage.backend();
+    let mut server = storage.serve(&[]);
+    let client = Client::new(server.port);
+    let (ids, tokens) = logged_in_players(&client);
+    let games = games_between(&client, &tokens, false);
+
+    let first = client.expect(
+        200,
+        client.get(&format!("/api/v1/games/{}", games[0].id)),
+        "game",
+    );
+    let mut along = vec![
+        GameKind::Cheversi
+            .engine()
+            .unwrap()
+            .load(first["position"].as_str().unwrap(), &first["options"])
+            .unwrap(),
+    ];
+    for mv in &GAME[..GAME.len() - 1] {
+        let (_, next) = along.last().unwrap().play(mv).unwrap();
+        along.push(next);
+    }
+    let plans: Vec<Vec<Vec<String>>> = (0..games.len())
+        .map(|index| plan_for(index, &along))
+        .collect();
+    for (game, plan) in games.iter().zip(&plans) {
+        if plan.is_empty() {
+            continue;
+        }
+        let stored = client.expect(
+            200,
+            client.put(
+                &format!("/api/v1/games/{}/conditional", game.id),
+                &tokens[game.black],
+                json!({"ply": 0, "lines": plan}),
+            ),
+            "a plan",
+        );
+        assert_eq!(stored["lines"], json!(plan), "game {}", game.id);
+    }
+    let planned = plans.iter().filter(|plan| !plan.is_empty()).count();
+    let requests: usize = plans
+        .iter()
+        .map(|plan| {
+            let mut ply = 0;
+            let mut count = 0;
+            while ply < GAME.len() {
+                ply = ply_after(plan, ply);
+                count += 1;
+            }
+            count
+        })
+        .sum();
+
+    let games = Arc::new(games);
+    let tokens = Arc::new(tokens);
+    let plans = Arc::new(plans);
+    let acked = Arc::new(AtomicUsize::new(0));
+    let killed = Arc::new(AtomicBool::new(false));
+    let start_line = Arc::new(Barrier::new(CLIENTS + 1));
+    let port = server.port;
+    let clients: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let (games, plans, tokens, acked, killed, start_line) = (
+                games.clone(),
+                plans.clone(),
+                tokens.clone(),
+                acked.clone(),
+                killed.clone(),
+                start_line.clone(),
+            );
+            let mine = (0..GAMES_PER_CLIENT)
+                .map(|g| c * GAMES_PER_CLIENT + g)
+                .collect();
+            thread::spawn(move || {
+                start_line.wait();
+                play_planned(port, &games, &plans, mine, &tokens, (&acked, &killed))
+            })
+        })
+        .collect();
+    start_line.wait();
+    let load_started = Instant::now();
+    while acked.load(Ordering::SeqCst) < PLANNED_KILL_AFTER
+        && !clients.iter().all(|c| c.is_finished())
+        && load_started.elapsed() < LOAD_DEADLINE
+    {
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server died on its own under load"
+    );
+    killed.store(true, Ordering::SeqCst);
+    server.child.kill().expect("SIGKILL the server");
+    assert_eq!(server.child.wait().unwrap().signal(), Some(9));
+    let load_time = load_started.elapsed();
+    let outcomes: Vec<PlannedOutcome> = clients
+        .into_iter()
+        .map(|c| c.join().expect("a client thread panicked"))
+        .collect();
+    drop(server);
+
+    let refusals: Vec<&String> = outcomes.iter().flat_map(|o| &o.refusals).collect();
+    assert!(
+        refusals.is_empty(),
+        "the live server refused or misplayed moves: {refusals:#?}"
+    );
+    let acks: Vec<&PlannedAck> = outcomes.iter().flat_map(|o| &o.acks).collect();
+    let in_flight: Vec<&InFlight> = outcomes
+        .iter()
+        .filter_map(|o| o.in_flight.as_ref())
+        .collect();
+    assert!(
+        acks.len() >= PLANNED_KILL_AFTER,
+        "only {} requests were acknowledged in {load_time:?} before the kill",
+        acks.len()
+    );
+    assert!(
+        acks.len() < requests,
+        "every move was played before the kill: nothing was killed mid-load"
+    );
+    let replies_acked = acks.iter().filter(|a| a.ply_after == a.ply + 2).count();
+    for lost in in_flight.iter().filter(|f| !f.after_kill) {
+        eprintln!(
+            "note: a client lost the server before the kill (treated as in flight): game {} ply {}: {}",
+            games[lost.game].id, lost.ply, lost.error
+        );
+    }
+
+    let server = storage.serve(&[]);
+    let client = Client::new(server.port);
+    let in_flight_by_game: HashMap<usize, &InFlight> =
+        in_flight.iter().map(|f| (f.game, *f)).collect();
+    let mut acked_by_game: HashMap<usize, usize> = HashMap::new();
+    for ack in &acks {
+        let highest = acked_by_game.entry(ack.game).or_default();
+        *highest = (*highest).max(ack.ply_after);
+    }
+    // Every game as stored: its history against GAME and its plan, and its plan against its
+    // history.
+    let check = |client: &Client, index: usize| -> usize {
+        let game = &games[index];
+        let plan = &plans[index];
+        let history = client.expect(
+            200,
+            client.get(&format!("/api/v1/games/{}/moves", game.id)),
+            "history",
+        );
+        let moves = history["moves"].as_array().expect("a list of moves");
+        let stored = moves.len();
+        for (i, mv) in moves.iter().enumerate() {
+            assert_eq!(mv["ply"], json!(i + 1), "game {}: {history}", game.id);
+            assert_eq!(mv["move"], GAME[i], "game {}: {history}", game.id);
+            let (side, player) = if i.is_multiple_of(2) {
+                ("white", game.white)
+            } else {
+                ("black", game.black)
+            };
+            assert_eq!(mv["side"], side, "game {}: {history}", game.id);
+            assert_eq!(mv["player_id"], ids[player], "game {}: {history}", game.id);
+        }
+        for i in (0..stored).step_by(2) {
+            if let Some(reply) = reply_due(plan, i) {
+                assert!(
+                    i + 1 < stored,
+                    "game {}: White's {} (ply {}) was expected by Black's plan and is stored \
+                     without the reply {reply}: {history}",
+                    game.id,
+                    GAME[i],
+                    i + 1
+                );
+                assert_eq!(moves[i + 1]["move"], json!(reply), "game {}", game.id);
+            }
+        }
+        let state = client.expect(
+            200,
+            client.get(&format!("/api/v1/games/{}", game.id)),
+            "game",
+        );
+        assert_eq!(state["ply"], json!(stored), "game {}: {state}", game.id);
+        assert_eq!(
+            state["status"] == "finished",
+            stored == GAME.len(),
+            "game {}: {state}",
+            game.id
+        );
+        let left = client.expect(
+            200,
+            client.get_as(
+                &format!("/api/v1/games/{}/conditional", game.id),
+                &tokens[game.black],
+            ),
+            "the plan",
+        );
+        assert_eq!(
+            left,
+            json!({"game_id": game.id, "ply": stored, "lines": left_after(plan, stored)}),
+            "game {}: Black's plan after {stored} moves; stored {plan:?}",
+            game.id
+        );
+        stored
+    };
+    let mut stored_total = 0;
+    let mut in_flight_stored = Vec::new();
+    for index in 0..games.len() {
+        let stored = check(&client, index);
+        stored_total += stored;
+        let highest = acked_by_game.get(&index).copied().unwrap_or(0);
+        assert!(
+            stored >= highest,
+            "game {}: {highest} moves were acknowledged (replies included), {stored} stored",
+            games[index].id
+        );
+        if stored > highest {
+            let pending = in_flight_by_game.get(&index).unwrap_or_else(|| {
+                panic!(
+                    "game {}: {stored} moves stored, {highest} acknowledged, and none in flight",
+                    games[index].id
+                )
+            });
+            assert_eq!(pending.ply, highest, "game {}", games[index].id);
+            assert_eq!(
+                stored,
+                ply_after(&plans[index], highest),
+                "game {}: the move in flight is stored, but not whole",
+                games[index].id
+            );
+            in_flight_stored.push(index);
+        }
+    }
+
+    // Each client retries its unanswered move: replayed when it was stored, played now (with
+    // its reply when one is due) when not.
+    for pending in &in_flight {
+        let game = &games[pending.game];
+        let reply = client
+            .post(
+                &format!("/api/v1/games/{}/moves", game.id),
+                Some(&tokens[game.mover(pending.ply)]),
+                json!({"move": GAME[pending.ply], "ply": pending.ply}),
+            )
+            .expect("the restarted server answers");
+        assert_eq!(reply.status, 201, "game {}: {}", game.id, reply.body);
+        assert_eq!(reply.body["move"]["ply"], json!(pending.ply + 1));
+        assert_eq!(reply.body["move"]["move"], GAME[pending.ply]);
+        assert_eq!(
+            reply.replayed,
+            in_flight_stored.contains(&pending.game),
+            "game {}: replayed exactly when the move in flight had been stored",
+            game.id
+        );
+        let stored = check(&client, pending.game);
+        assert_eq!(
+            stored,
+            ply_after(&plans[pending.game], pending.ply),
+            "game {}: after the retry",
+            game.id
+        );
+    }
+
+    println!(
+        "{backend}: {} games, {planned} with a plan, {requests} requests to play; SIGKILL after \
+         {load_time:.2?} with {} acknowledged, {replies_acked} of them with a reply",
+        games.len(),
+        acks.len()
+    );
+    println!(
+        "{backend}: {stored_total} moves stored after the restart; {} requests in flight at the \
+         kill, {} with a reply due; {} of them stored, {} with their reply",
+        in_flight.len(),
+        in_flight
+            .iter()
+            .filter(|f| reply_due(&plans[f.game], f.ply).is_some())
+            .count(),
+        in_flight_stored.len(),
+        in_flight_stored
+            .iter()
+            .filter(|&&game| reply_due(&plans[game], in_flight_by_game[&game].ply).is_some())
+            .count()
     );
 }

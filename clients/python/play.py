@@ -1,9 +1,10 @@
 """Kuryr from Python, through the client generated from `openapi.yaml` alone.
 
 Two players register and log in, then play a whole game of every game the server knows, each
-move picked from the legal moves the server lists; then the errors a client must handle are read
-as typed problems: an illegal move (422, with the legal moves) and a personal access token
-without the scope a move needs (403, naming the scope).
+move picked from the legal moves the server lists; one player plans replies ahead in a game
+(conditional moves) and sees one played with the opponent's move; then the errors a client must
+handle are read as typed problems: an illegal move (422, with the legal moves) and a personal
+access token without the scope a move needs (403, naming the scope).
 
     python play.py http://127.0.0.1:8080
 
@@ -20,11 +21,21 @@ from typing import TypeVar
 from kuryr_client import AuthenticatedClient, Client
 from kuryr_client.api.accounts import login, register
 from kuryr_client.api.challenges import accept_challenge, create_challenge
-from kuryr_client.api.games import game_kinds, get_game, play_move
+from kuryr_client.api.games import (
+    game_kinds,
+    get_conditional_moves,
+    get_game,
+    play_move,
+    set_conditional_moves,
+)
+from kuryr_client.api.rules import legal_moves
 from kuryr_client.api.tokens import create_token
 from kuryr_client.models import (
     BackgammonOptions,
     ColorChoice,
+    ConditionalMoves,
+    ConditionalMovesRequest,
+    GameKind,
     GameState,
     GameStatus,
     Login,
@@ -44,6 +55,7 @@ from kuryr_client.models import (
     NewProsternoChallengeGame,
     NewSulucChallenge,
     NewSulucChallengeGame,
+    PositionRequest,
     Problem,
     Registration,
     Scope,
@@ -165,6 +177,33 @@ def play_whole_game(kind: str, white: AuthenticatedClient, black: AuthenticatedC
     return game
 
 
+def plan_replies(white: AuthenticatedClient, black: AuthenticatedClient, opponent: str) -> None:
+    """Black plans an answer to each of White's first three possible moves (conditional moves);
+    White's move meets one of them, and Black's answer is played at once."""
+    challenge = ok(create_challenge.sync(client=white, body=challenge_to("cheversi", opponent)), "challenge")
+    game = ok(accept_challenge.sync(challenge.id, client=black), "accept")
+    # The stateless rules give each of White's moves with the position it leads to, and Black's
+    # answers there.
+    here = ok(legal_moves.sync(GameKind.CHEVERSI, client=black, body=PositionRequest(position=game.position)), "legal moves")
+    lines = []
+    for choice in here.moves[:3]:
+        after = ok(legal_moves.sync(GameKind.CHEVERSI, client=black, body=PositionRequest(position=choice.position)), "answers")
+        lines.append([choice.move, after.moves[0].move])
+    stored = ok(
+        set_conditional_moves.sync(game.id, client=black, body=ConditionalMovesRequest(ply=game.ply, lines=lines)),
+        "plan",
+    )
+    assert stored.lines == lines, stored
+    # White sees nothing of it: their own plan in this game is empty.
+    theirs = ok(get_conditional_moves.sync(game.id, client=white), "white's plan")
+    assert isinstance(theirs, ConditionalMoves) and theirs.lines == [], theirs
+    played = ok(play_move.sync(game.id, client=white, body=MoveRequest(move=lines[1][0], ply=game.ply)), "move")
+    assert played.game.ply == game.ply + 2 and played.game.my_turn is True, played.game
+    left = ok(get_conditional_moves.sync(game.id, client=black), "black's plan")
+    assert left.lines == [], left
+    print(f"  conditional moves: {len(lines)} lines stored; {lines[1][0]} was answered with {lines[1][1]} at once")
+
+
 def show_problems(base_url: str, white: AuthenticatedClient, black: AuthenticatedClient, opponent: str) -> None:
     """What an illegal move and a token without the scope look like to a client."""
     challenge = ok(create_challenge.sync(client=white, body=challenge_to("cheversi", opponent)), "challenge")
@@ -199,8 +238,9 @@ def main() -> None:
         took = time.monotonic() - start
         summary = f" ({game.summary})" if game.summary else ""
         print(f"  {kind:<10} {game.ply:4} plies {took:5.1f} s  result {game.result}, {game.termination}{summary}")
+    plan_replies(white, black, "py-bob")
     show_problems(base_url, white, black, "py-bob")
-    print(f"python: {len(kinds)} games played to the end, 2 problems read")
+    print(f"python: {len(kinds)} games played to the end, a reply planned and played, 2 problems read")
 
 
 if __name__ == "__main__":

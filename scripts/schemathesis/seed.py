@@ -147,6 +147,8 @@ def config(seed, fixed_ids):
         "getRecord": games[7], "getDice": games[2], "streamGameEvents": games[1],
         "resign": games[5], "offerDraw": games[4], "acceptDraw": games[4],
         "declineDraw": games[4],
+        "getConditionalMoves": games[3], "setConditionalMoves": games[3],
+        "clearConditionalMoves": games[3],
         "getChallenge": seed["challenges"][0], "acceptChallenge": seed["challenges"][3],
         "declineChallenge": seed["challenges"][6], "cancelChallenge": seed["challenges"][1],
         "getToken": seed["tokens"][0],
@@ -209,6 +211,7 @@ def config(seed, fixed_ids):
         "streamEvents": "410",      # events-gone: an id this server never gave
         "streamGameEvents": "410",
         "playMove": "422",          # illegal-move, invalid-move-syntax, ambiguous-move
+        "setConditionalMoves": "422",  # the same for a line's move; conditional-lines-disagree
         "legalMoves": "422",        # invalid-position
         "playOnPosition": "422",    # invalid-position, illegal-move, invalid-move-syntax
         "replayRecord": "422",      # invalid-record

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod auth;
 pub mod boards;
 pub mod challenges;
+pub mod conditional;
 pub mod events;
 pub mod extract;
 pub mod games;

@@ -470,7 +470,8 @@ pub async fn unsubscribe(
 
 fn describe_kind(kind: &str) -> String {
     match kind {
-        "your_turn" | "digest" => "\"your move\"".to_owned(),
+        "your_turn" => "\"your move\"".to_owned(),
+        "digest" => "\"daily digest\"".to_owned(),
         other => format!("\"{}\"", other.replace('_', " ")),
     }
 }

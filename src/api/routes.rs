@@ -5,8 +5,8 @@ use actix_web::{HttpRequest, HttpResponse, Route, web};
 
 use super::auth::{Session, guard};
 use super::{
-    accounts, boards, challenges, events, games, health, idempotency, pages, players, rules,
-    tokens, webhooks,
+    accounts, boards, challenges, conditional, events, games, health, idempotency, pages, players,
+    rules, tokens, webhooks,
 };
 use crate::auth::scopes::Needs;
 use crate::auth::scopes::Scope::{
@@ -103,6 +103,9 @@ pub fn endpoints() -> Vec<Endpoint> {
     vec![
         endpoint!(GET "/api/v1/games/{id}/moves" => games::history),
         endpoint!(POST "/api/v1/games/{id}/moves" => games::play, scope(GamePlay), Session::Handler).creating(),
+        endpoint!(GET "/api/v1/games/{id}/conditional" => conditional::get, scope(GamePlay)),
+        endpoint!(PUT "/api/v1/games/{id}/conditional" => conditional::put, scope(GamePlay)),
+        endpoint!(DELETE "/api/v1/games/{id}/conditional" => conditional::delete, scope(GamePlay)),
         endpoint!(GET "/healthz" => health::healthz),
         endpoint!(GET "/api/v1/events" => events::stream, scope(EventsRead)),
         endpoint!(POST "/api/v1/events/ticket" => events::ticket, scope(EventsRead)).creating(),

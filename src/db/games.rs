@@ -27,6 +27,30 @@ pub fn find(conn: &mut DbConn, id: &str) -> QueryResult<Option<Game>> {
         .optional()
 }
 
+/// A game by id, with its revision.
+pub fn find_with_revision(conn: &mut DbConn, id: &str) -> QueryResult<Option<(Game, i32)>> {
+    games::table
+        .find(id)
+        .select((Game::as_select(), games::revision))
+        .get_result(conn)
+        .optional()
+}
+
+/// Stores a player's conditional moves as JSON (`None` clears them), only while the game is at
+/// `revision`; `false` when it changed. The game's revision rises (its trigger), so a move
+/// decided from an older copy of the game is decided again; nothing any view shows changes.
+pub fn set_conditional_moves(
+    conn: &mut DbConn,
+    id: &str,
+    revision: i32,
+    json: Option<&str>,
+) -> QueryResult<bool> {
+    let updated = diesel::update(games::table.find(id).filter(games::revision.eq(revision)))
+        .set(games::conditional_moves.eq(json))
+        .execute(conn)?;
+    Ok(updated == 1)
+}
+
 /// A player as the move transaction needs them: to confirm the caller's session, to play their
 /// forced moves, and to decide whether and where they are mailed.
 #[derive(Clone, Debug, Queryable)]
@@ -118,7 +142,8 @@ const GAME_COLUMNS: &str = "games.id, games.game_kind, games.options, games.whit
     games.created_at, games.updated_at, games.finished_at, games.dice_seed, \
     games.dice_commitment, games.dice_used, games.time_control, games.weekend_pause, \
     games.clock_white, games.clock_black, games.turn_started_at, games.deadline_at, \
-    games.next_reminder_at, games.rated, games.white_rating, games.black_rating";
+    games.next_reminder_at, games.rated, games.white_rating, games.black_rating, \
+    games.conditional_moves";
 
 /// The columns of a [`Player`], in its order, read from each of the two aliases of `users`.
 const PLAYER_COLUMNS: [&str; 9] = [
@@ -483,6 +508,8 @@ where
         out.push_bind_param::<Nullable<Integer>, _>(&game.clock_black)?;
         out.push_sql(", turn_started_at = ");
         out.push_bind_param::<Nullable<Timestamp>, _>(&self.turn_started_at)?;
+        out.push_sql(", conditional_moves = ");
+        out.push_bind_param::<Nullable<Text>, _>(&game.conditional_moves)?;
         out.push_sql(", revision = revision + 1");
         if INDEXED {
             out.push_sql(", status = ");
@@ -717,6 +744,7 @@ mod tests {
             rated: false,
             white_rating: None,
             black_rating: None,
+            conditional_moves: Some("{\"side\":\"black\",\"lines\":[]}".into()),
         };
         diesel::insert_into(games::table)
             .values(game.clone())

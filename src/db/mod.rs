@@ -13,6 +13,7 @@
 pub mod challenges;
 mod checkpoint;
 pub mod columns;
+pub mod conditional_notices;
 pub mod connection;
 pub mod database;
 pub mod events;

@@ -92,6 +92,8 @@ pub struct Game {
     /// The players' ratings in the game's kind when it started.
     pub white_rating: Option<f64>,
     pub black_rating: Option<f64>,
+    /// The replies planned by the player waiting for the opponent's move, as JSON; never shown.
+    pub conditional_moves: Option<String>,
 }
 
 #[derive(Clone, Debug, Queryable, Selectable, Insertable)]

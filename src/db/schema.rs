@@ -57,6 +57,7 @@ diesel::table! {
         rated -> Integer,
         white_rating -> Nullable<Double>,
         black_rating -> Nullable<Double>,
+        conditional_moves -> Nullable<Text>,
     }
 }
 
@@ -284,6 +285,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    conditional_notices (id) {
+        id -> BigInt,
+        user_id -> Text,
+        game_id -> Text,
+        payload -> Text,
+        created_at -> Timestamp,
+        told_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
     rating_history (id) {
         id -> BigInt,
         game_id -> Text,
@@ -304,6 +316,7 @@ diesel::table! {
 }
 
 diesel::joinable!(moves -> games (game_id));
+diesel::joinable!(conditional_notices -> users (user_id));
 diesel::joinable!(ratings -> users (user_id));
 diesel::joinable!(vacations -> users (user_id));
 diesel::joinable!(outbox -> users (user_id));
@@ -336,5 +349,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     idempotency_keys,
     sign_ins,
     ratings,
-    rating_history
+    rating_history,
+    conditional_notices
 );

@@ -86,5 +86,6 @@ pub(crate) fn game(id: &str, white_id: &str, black_id: &str) -> super::models::G
         rated: false,
         white_rating: None,
         black_rating: None,
+        conditional_moves: None,
     }
 }

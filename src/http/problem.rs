@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::auth::scopes::{Refused, Scope};
 use crate::limits::Limited;
-use crate::service::model::error::{Conflict, Refusal, ServiceError, Unauthenticated};
+use crate::service::model::error::{Conflict, PlanProblem, Refusal, ServiceError, Unauthenticated};
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -345,20 +345,8 @@ impl From<ServiceError> for ApiError {
                     _ => problem,
                 }
             }
-            ServiceError::Refused { refusal, detail } => {
-                let problem = ApiError::Rules {
-                    slug: refusal.slug(),
-                    title: refusal.title(),
-                    detail,
-                    extra: Map::new(),
-                };
-                match refusal {
-                    Refusal::Syntax { legal_moves } | Refusal::Illegal { legal_moves } => {
-                        problem.with("legal_moves", legal_moves)
-                    }
-                    Refusal::Ambiguous { candidates } => problem.with("candidates", candidates),
-                }
-            }
+            ServiceError::Refused { refusal, detail } => move_refused(refusal, detail),
+            ServiceError::Plan { problem, detail } => plan_problem(problem, detail),
             ServiceError::AddressRefused { reason, detail } => ApiError::Rules {
                 slug: "webhook-address-refused",
                 title: "Webhooks may not go to this address",
@@ -372,5 +360,50 @@ impl From<ServiceError> for ApiError {
             ServiceError::Busy => ApiError::Busy,
             ServiceError::Internal(cause) => ApiError::Internal(cause),
         }
+    }
+}
+
+/// A move the rules refuse: its reason, with the legal moves or the candidates.
+fn move_refused(refusal: Refusal, detail: String) -> ApiError {
+    let problem = ApiError::Rules {
+        slug: refusal.slug(),
+        title: refusal.title(),
+        detail,
+        extra: Map::new(),
+    };
+    match refusal {
+        Refusal::Syntax { legal_moves } | Refusal::Illegal { legal_moves } => {
+            problem.with("legal_moves", legal_moves)
+        }
+        Refusal::Ambiguous { candidates } => problem.with("candidates", candidates),
+    }
+}
+
+/// Conditional moves that cannot be stored. A refused move is the usual move problem, with the
+/// place of the move: `line_index` in the lines sent, `move_index` in its line (both from 0).
+fn plan_problem(problem: PlanProblem, detail: String) -> ApiError {
+    let rules = |slug, title| ApiError::Rules {
+        slug,
+        title,
+        detail: detail.clone(),
+        extra: Map::new(),
+    };
+    match problem {
+        PlanProblem::Unsupported => rules(
+            "conditional-moves-unsupported",
+            "This game has no conditional moves",
+        ),
+        PlanProblem::Disagree { lines } => rules(
+            "conditional-lines-disagree",
+            "Two lines answer the same moves differently",
+        )
+        .with("lines", lines),
+        PlanProblem::Move {
+            line,
+            index,
+            refusal,
+        } => move_refused(refusal, detail)
+            .with("line_index", line)
+            .with("move_index", index),
     }
 }

@@ -16,8 +16,8 @@ pub mod transport;
 pub use message::{DeliveryError, OutgoingMail};
 pub use pictures::{BoardImage, BoardPictures, InlineImage};
 pub use templates::{
-    ChallengeAccepted, ChallengeReceived, DeadlineReminder, Digest, DigestGame, DrawOffered,
-    EmailChanged, Footer, GameOver, Notification, Outcome, PasswordReset, RenderError, Rendered,
-    Timeout, VerifyEmail, WebhookDisabled, YourTurn,
+    ChallengeAccepted, ChallengeReceived, ConditionalPlayed, DeadlineReminder, Digest, DigestGame,
+    DrawOffered, EmailChanged, Footer, GameOver, Notification, Outcome, PasswordReset, RenderError,
+    Rendered, Timeout, VerifyEmail, WebhookDisabled, YourTurn,
 };
 pub use transport::{MailConfigError, MailSettings, Mailer, SmtpUrl};

@@ -49,6 +49,7 @@ pub enum Notification {
     DeadlineReminder(DeadlineReminder),
     Timeout(Timeout),
     Digest(Digest),
+    ConditionalPlayed(ConditionalPlayed),
     VerifyEmail(VerifyEmail),
     PasswordReset(PasswordReset),
     EmailChanged(EmailChanged),
@@ -158,8 +159,35 @@ pub struct Timeout {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Digest {
-    /// The games where it is the recipient's move, most urgent first.
+    /// The games where it is the recipient's move, most urgent first; none when only replies
+    /// are told.
     pub games: Vec<DigestGame>,
+    /// The recipient's conditional replies played since their last digest, oldest first.
+    /// Digests stored by older versions have none.
+    #[serde(default)]
+    pub replies: Vec<ConditionalPlayed>,
+}
+
+/// One of the recipient's conditional replies was played for them, in answer to their
+/// opponent's move. Mailed at once, or told in the next digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConditionalPlayed {
+    /// The game's display name, "Cheversi".
+    pub game: String,
+    pub opponent: String,
+    /// The opponent's move the reply answered, in the game's notation.
+    pub opponent_move: String,
+    /// The reply played, in the game's notation.
+    pub reply: String,
+    /// The move number of the reply (its ply + 1, as the other mails count).
+    pub move_number: u32,
+    /// How many planned lines are left after this reply; none means the recipient moves again
+    /// after the opponent's next move.
+    pub lines_left: u32,
+    /// One sentence when the reply, or what followed it, ended the game: "Checkmate.".
+    #[serde(default)]
+    pub game_over: Option<String>,
+    pub game_url: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,6 +267,7 @@ impl Notification {
             Notification::DeadlineReminder(_) => "deadline_reminder",
             Notification::Timeout(_) => "timeout",
             Notification::Digest(_) => "digest",
+            Notification::ConditionalPlayed(_) => "conditional_played",
             Notification::VerifyEmail(_) => "verify_email",
             Notification::PasswordReset(_) => "password_reset",
             Notification::EmailChanged(_) => "email_changed",
@@ -427,6 +456,7 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "_button.html",
         "_board.html",
         "_outcome.txt",
+        "_conditional.txt",
         "your_turn.txt",
         "your_turn.html",
         "challenge_received.txt",
@@ -443,6 +473,8 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "timeout.html",
         "digest.txt",
         "digest.html",
+        "conditional_played.txt",
+        "conditional_played.html",
         "verify_email.txt",
         "verify_email.html",
         "password_reset.txt",
@@ -496,6 +528,19 @@ mod tests {
             game: crate::rules::GameKind::Cubulus,
             position: position.into(),
             options: serde_json::json!({}),
+        }
+    }
+
+    fn conditional_played(opponent: &str, lines_left: u32) -> ConditionalPlayed {
+        ConditionalPlayed {
+            game: "Cheversi".into(),
+            opponent: opponent.into(),
+            opponent_move: "e5".into(),
+            reply: "Nf3".into(),
+            move_number: 15,
+            lines_left,
+            game_over: None,
+            game_url: "https://kuryr.example.org/games/c15".into(),
         }
     }
 
@@ -612,6 +657,7 @@ mod tests {
                         digest_game("carol", 3, None),
                         digest_game("dave", 41, Some("Fri 27 Nov 2026 08:00 CET")),
                     ],
+                    replies: Vec::new(),
                 }),
                 "Kuryr — 3 games waiting for your move",
                 vec![
@@ -620,6 +666,17 @@ mod tests {
                     "Tue 24 Nov 2026 18:00 CET",
                     "carol",
                     "/games/41",
+                ],
+            ),
+            (
+                Notification::ConditionalPlayed(conditional_played(opponent, 2)),
+                "Cheversi vs OPP — conditional reply Nf3 played (move 15)",
+                vec![
+                    "conditional reply",
+                    "Nf3",
+                    "e5",
+                    "2 lines left.",
+                    "/games/c15",
                 ],
             ),
             (
@@ -698,7 +755,7 @@ mod tests {
     #[test]
     fn every_kind_renders_its_subject_and_content_in_both_parts() {
         let kinds = every_kind("alice");
-        assert_eq!(kinds.len(), 12, "one sample per Notification variant");
+        assert_eq!(kinds.len(), 13, "one sample per Notification variant");
         for (notification, subject, needles) in kinds {
             let rendered = notification.render(&footer()).unwrap();
             let kind = notification.kind();
@@ -861,6 +918,7 @@ mod tests {
 
         let single = Notification::Digest(Digest {
             games: vec![digest_game("bob", 2, None)],
+            replies: Vec::new(),
         })
         .render(&footer())
         .unwrap();
@@ -870,6 +928,153 @@ mod tests {
             "{}",
             single.text
         );
+    }
+
+    #[test]
+    fn a_conditional_reply_says_what_was_played_what_is_left_and_where() {
+        let rendered = Notification::ConditionalPlayed(conditional_played("bob", 2))
+            .render(&footer())
+            .unwrap();
+        let text = one_line(&rendered.text);
+        assert!(
+            text.contains(
+                "Your conditional reply Nf3 was played after bob's e5 in your Cheversi game \
+                 (move 15); 2 lines left."
+            ),
+            "{}",
+            rendered.text
+        );
+        assert!(
+            text.contains("The game: https://kuryr.example.org/games/c15"),
+            "{}",
+            rendered.text
+        );
+        assert!(rendered.images.is_empty());
+        assert!(
+            rendered.html.contains("<code>Nf3</code>"),
+            "{}",
+            rendered.html
+        );
+        assert!(rendered.html.contains("2 lines left."), "{}", rendered.html);
+        assert!(
+            rendered
+                .html
+                .contains("href=\"https:&#x2f;&#x2f;kuryr.example.org&#x2f;games&#x2f;c15\""),
+            "{}",
+            rendered.html
+        );
+
+        let one = Notification::ConditionalPlayed(conditional_played("bob", 1))
+            .render(&footer())
+            .unwrap();
+        assert!(
+            one_line(&one.text).contains("; 1 line left."),
+            "{}",
+            one.text
+        );
+
+        let none = Notification::ConditionalPlayed(conditional_played("bob", 0))
+            .render(&footer())
+            .unwrap();
+        let expected = "no lines left: your plan has run out, the next move after your \
+                        opponent's is yours again.";
+        assert!(one_line(&none.text).contains(expected), "{}", none.text);
+        assert!(
+            none.html.contains("no lines left: your plan has run out"),
+            "{}",
+            none.html
+        );
+
+        // A reply that ended the game says how instead of what is left to plan.
+        let over = Notification::ConditionalPlayed(ConditionalPlayed {
+            game_over: Some("The points decided it: you won 40-24.".into()),
+            ..conditional_played("bob", 0)
+        })
+        .render(&footer())
+        .unwrap();
+        assert_eq!(
+            over.subject,
+            "Cheversi vs bob — conditional reply Nf3 played (move 15), game over"
+        );
+        let text = one_line(&over.text);
+        assert!(
+            text.contains("(move 15). The points decided it: you won 40-24."),
+            "{}",
+            over.text
+        );
+        assert!(!text.contains("lines left"), "{}", over.text);
+        assert!(text.contains("/games/c15"), "{}", over.text);
+        assert!(
+            over.html.contains("The points decided it: you won 40-24."),
+            "{}",
+            over.html
+        );
+    }
+
+    #[test]
+    fn a_digest_tells_the_replies_played_with_or_without_games_waiting() {
+        let replies = vec![
+            conditional_played("bob", 2),
+            ConditionalPlayed {
+                opponent: "carol".into(),
+                reply: "d4".into(),
+                opponent_move: "c5".into(),
+                move_number: 9,
+                game_over: Some("Checkmate.".into()),
+                game_url: "https://kuryr.example.org/games/c9".into(),
+                ..conditional_played("carol", 0)
+            },
+        ];
+        let only = Notification::Digest(Digest {
+            games: Vec::new(),
+            replies: replies.clone(),
+        })
+        .render(&footer())
+        .unwrap();
+        assert_eq!(only.subject, "Kuryr — 2 conditional replies played");
+        let text = one_line(&only.text);
+        for needle in [
+            "Conditional replies played since your last digest:",
+            "- Cheversi vs bob, move 15: your Nf3 after bob's e5; 2 lines left.",
+            "https://kuryr.example.org/games/c15",
+            "- Cheversi vs carol, move 9: your d4 after carol's c5. Checkmate.",
+            "https://kuryr.example.org/games/c9",
+        ] {
+            assert!(text.contains(needle), "{needle:?}:\n{}", only.text);
+        }
+        assert!(!text.contains("waiting"), "{}", only.text);
+        assert!(!only.html.contains("waiting"), "{}", only.html);
+        assert!(only.html.contains("<code>Nf3</code>"), "{}", only.html);
+        assert!(only.html.contains("2 lines left."), "{}", only.html);
+
+        let both = Notification::Digest(Digest {
+            games: vec![digest_game("dave", 3, None)],
+            replies: replies[..1].to_vec(),
+        })
+        .render(&footer())
+        .unwrap();
+        assert_eq!(
+            both.subject,
+            "Kuryr — 1 game waiting for your move, 1 conditional reply played"
+        );
+        let games_at = both.text.find("One game is waiting").unwrap();
+        let replies_at = both.text.find("Conditional replies played").unwrap();
+        assert!(games_at < replies_at, "{}", both.text);
+        assert!(
+            both.text.contains("\n\nConditional replies"),
+            "{}",
+            both.text
+        );
+
+        // A digest stored before it told replies reads with none.
+        let stored = serde_json::json!({"kind": "digest", "games": [{
+            "game": "Cubulus", "opponent": "bob", "move_number": 3,
+            "game_url": "https://kuryr.example.org/games/1",
+        }]});
+        let Notification::Digest(digest) = serde_json::from_value(stored).unwrap() else {
+            panic!("a digest")
+        };
+        assert!(digest.replies.is_empty());
     }
 
     #[test]
@@ -935,7 +1140,10 @@ mod tests {
             digest_game("dave", 7, None),
         ];
         games[1].game_url = "https://kuryr.example.org/games/other".into();
-        let digest = Notification::Digest(Digest { games });
+        let digest = Notification::Digest(Digest {
+            games,
+            replies: Vec::new(),
+        });
         assert_eq!(digest.boards().len(), 3);
         let mut pictures = BoardPictures::default();
         pictures.add(cubulus_board("p3"), picture("board.3.m@kuryr.example.org"));

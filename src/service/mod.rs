@@ -18,6 +18,7 @@ pub mod views;
 pub mod accounts;
 pub mod addresses;
 pub mod challenges;
+pub mod conditional;
 pub mod credentials;
 pub mod events;
 pub mod games;

@@ -19,7 +19,7 @@ use super::model::game::GameState;
 use super::model::notification::{Settings, TurnDelivery, next_digest_at};
 use super::model::users::recipient;
 use crate::clock;
-use crate::db::{Database, DbConn, games, reminders, users};
+use crate::db::{Database, DbConn, conditional_notices, games, reminders, users};
 use crate::mail::{self, Notification};
 
 /// Games or users handled per step and run: enough for any backlog, bounded so one run stays short.
@@ -186,6 +186,8 @@ fn send_due_reminders(
 }
 
 /// Sends one user's digest if it is due, and schedules the next; true when a mail was written.
+/// It lists the games waiting for the user's move and the conditional replies played for them
+/// since the last digest, each if the user wants it there; it goes out when either has anything.
 fn digest(
     conn: &mut DbConn,
     notifier: &Notifier,
@@ -205,8 +207,13 @@ fn digest(
     if !claimed || next.is_none() {
         return Ok(false);
     }
-    let waiting = games::waiting_for(conn, user_id)?;
-    if waiting.is_empty() {
+    let waiting = if settings.wants_in_digest("your_turn") {
+        games::waiting_for(conn, user_id)?
+    } else {
+        Vec::new()
+    };
+    let replies = untold_replies(conn, user_id, &settings, now)?;
+    if waiting.is_empty() && replies.is_empty() {
         return Ok(false);
     }
     let mut waiting = waiting
@@ -232,6 +239,44 @@ fn digest(
         };
         entries.push(mail.digest_entry(&to));
     }
-    let digest = Notification::Digest(mail::Digest { games: entries });
+    let digest = Notification::Digest(mail::Digest {
+        games: entries,
+        replies,
+    });
     enqueue(conn, &to, digest, None, now)
+}
+
+/// The conditional replies played for the user since their last digest, oldest first, marked
+/// as told in the digest's transaction. Every untold notice is marked, whether or not the user
+/// still wants them told (they may have switched the setting off since), so that none waits for
+/// a later digest; one whose payload no longer reads is left out of the mail, and logged.
+fn untold_replies(
+    conn: &mut DbConn,
+    user_id: &str,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Result<Vec<mail::ConditionalPlayed>, ServiceError> {
+    let untold = conditional_notices::untold(conn, user_id)?;
+    if untold.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = untold.iter().map(|(id, _)| *id).collect();
+    conditional_notices::mark_told(conn, &ids, now.naive_utc())?;
+    if !settings.wants_in_digest("conditional_played") {
+        return Ok(Vec::new());
+    }
+    Ok(untold
+        .into_iter()
+        .filter_map(|(id, payload)| {
+            serde_json::from_str(&payload)
+                .inspect_err(|error| {
+                    tracing::error!(
+                        notice = id,
+                        user = user_id,
+                        "unreadable conditional notice: {error}"
+                    );
+                })
+                .ok()
+        })
+        .collect())
 }

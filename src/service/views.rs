@@ -3,6 +3,7 @@
 //! typed struct, described once in `openapi.yaml`; the tests check every response against that
 //! description.
 
+pub mod conditional;
 pub mod ratings;
 pub mod schema;
 

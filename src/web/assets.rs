@@ -1,14 +1,17 @@
-//! The client's one stylesheet and one script, compiled into the binary: nothing is fetched
-//! from elsewhere, and no build step runs.
+//! The client's one stylesheet and its scripts, compiled into the binary: nothing is fetched
+//! from elsewhere, and no build step runs. `planner.js` is loaded only by the game pages that
+//! show the planner of conditional moves.
 
 use actix_web::HttpResponse;
 use actix_web::http::header;
 
 pub const STYLE_PATH: &str = "/static/kuryr.css";
 pub const SCRIPT_PATH: &str = "/static/kuryr.js";
+pub const PLANNER_PATH: &str = "/static/planner.js";
 
 const STYLE: &str = include_str!("static/kuryr.css");
 const SCRIPT: &str = include_str!("static/kuryr.js");
+const PLANNER: &str = include_str!("static/planner.js");
 
 fn asset(content_type: &str, body: &'static str) -> HttpResponse {
     HttpResponse::Ok()
@@ -24,4 +27,8 @@ pub async fn style() -> HttpResponse {
 
 pub async fn script() -> HttpResponse {
     asset("text/javascript; charset=utf-8", SCRIPT)
+}
+
+pub async fn planner() -> HttpResponse {
+    asset("text/javascript; charset=utf-8", PLANNER)
 }

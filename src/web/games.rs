@@ -1,5 +1,6 @@
 //! A player's games and one game's page: the board with the last move marked, the moves, the
-//! clock in the viewer's zone, and the forms that play, offer draws and resign.
+//! clock in the viewer's zone, and the forms that play, offer draws and resign, and that plan
+//! replies (conditional moves) while the opponent is to move.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -14,7 +15,9 @@ use crate::clock::zone::{format_deadline, parse_zone};
 use crate::http::AppState;
 use crate::rules::{GameKind, Side};
 use crate::service::challenges::{self, Direction};
+use crate::service::conditional::{self, PlanRequest};
 use crate::service::games::{self, DrawAction, DrawRequest, MoveRequest, StatusFilter};
+use crate::service::model::conditional::{MAX_LINE_MOVES, MAX_LINES};
 use crate::service::model::error::ServiceError;
 use crate::service::model::game::GameDetails;
 use crate::service::model::game::GameResult;
@@ -380,8 +383,76 @@ fn is_action(mv: &str) -> bool {
     !mv.is_empty() && mv.chars().all(|c| c.is_ascii_alphabetic())
 }
 
+/// What the page says about the player's plan (conditional moves): a refused plan's reason and
+/// the text that was sent, or the notice of one saved or cleared.
+#[derive(Default)]
+struct PlanShown {
+    problem: Option<(StatusCode, String)>,
+    sent: Option<String>,
+    notice: Option<&'static str>,
+}
+
+/// The section "Plan your replies", for the player waiting for their opponent's move.
+#[derive(Serialize)]
+struct Planner {
+    /// What the box holds: the text refused, else the lines stored, one per row.
+    text: String,
+    /// Whether `text` is what was sent and refused, not what is stored.
+    unsaved: bool,
+    /// How many lines are stored.
+    stored: usize,
+    rows: usize,
+    problem: Option<String>,
+    notice: Option<&'static str>,
+    /// For the script: the game, its position and options, to draw boards and list moves.
+    kind: &'static str,
+    position: String,
+    options: String,
+    opponent: String,
+}
+
+/// The lines in the box: one per row, the moves separated by spaces; empty rows are skipped.
+fn plan_lines(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let lines: Vec<Vec<String>> = text
+        .lines()
+        .map(|row| row.split_whitespace().map(str::to_owned).collect())
+        .filter(|line: &Vec<String>| !line.is_empty())
+        .collect();
+    if lines.len() > MAX_LINES {
+        return Err(format!(
+            "A plan holds at most {MAX_LINES} lines; this one has {}.",
+            lines.len()
+        ));
+    }
+    for (number, line) in lines.iter().enumerate() {
+        if line.len() > MAX_LINE_MOVES {
+            return Err(format!(
+                "Line {} has {} moves; a line holds at most {MAX_LINE_MOVES}.",
+                number + 1,
+                line.len()
+            ));
+        }
+        if line.iter().any(|mv| mv.chars().count() > MAX_MOVE_CHARS) {
+            return Err(format!(
+                "Line {}: a move is at most {MAX_MOVE_CHARS} characters.",
+                number + 1
+            ));
+        }
+    }
+    Ok(lines)
+}
+
+/// Lines as the box shows them.
+fn plan_text(lines: &[Vec<String>]) -> String {
+    lines
+        .iter()
+        .map(|line| line.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A game's page; `problem` is a refused action's status and reason, `sent` the move text that
-/// was refused.
+/// was refused, `plan` what to say about the player's plan.
 async fn game_page(
     req: &HttpRequest,
     state: &AppState,
@@ -389,6 +460,7 @@ async fn game_page(
     id: String,
     problem: Option<(StatusCode, String)>,
     sent: Option<String>,
+    plan: PlanShown,
 ) -> Result<HttpResponse, WebError> {
     let (details, moves) = games::history(&state.db, id.clone()).await?;
     let game = &details.game;
@@ -439,9 +511,54 @@ async fn game_page(
             automatic: mv.automatic,
         })
         .collect();
-    let (status, problem) = match problem {
+    // Conditional moves: only for the player waiting for their opponent, in a game without
+    // dice; nobody else's page has anything of them, not even their absence.
+    let planning = match (visitor, mine) {
+        (Some(visitor), Some(side))
+            if active && game.dice.is_none() && game.to_move == Some(side.opponent()) =>
+        {
+            Some(visitor)
+        }
+        _ => None,
+    };
+    let PlanShown {
+        problem: plan_problem,
+        sent: plan_sent,
+        notice: plan_notice,
+    } = plan;
+    // A refused plan's reason shows in the planner when there is one, else (the game moved on
+    // to the player's move, or ended) where the page's other refusals do.
+    let (status, mut problem) = match problem.or_else(|| plan_problem.clone()) {
         Some((status, message)) => (status, Some(message)),
         None => (StatusCode::OK, None),
+    };
+    let planner = match planning {
+        Some(visitor) => {
+            let stored = conditional::get(&state.db, visitor.user.clone(), id.clone()).await?;
+            // Refused: the reason above the box, which keeps the text sent.
+            let refused = plan_problem.is_some();
+            let (text, planner_problem) = match plan_sent.filter(|_| refused) {
+                Some(sent) => (sent, problem.take()),
+                None => (plan_text(&stored.lines), None),
+            };
+            let opponent = match mine {
+                Some(Side::White) => view.black.username.clone(),
+                _ => view.white.username.clone(),
+            };
+            Some(Planner {
+                rows: (text.lines().count() + 1).clamp(4, 12),
+                unsaved: planner_problem.is_some(),
+                stored: stored.lines.len(),
+                problem: planner_problem,
+                notice: plan_notice.filter(|_| !refused),
+                kind: game.kind.id(),
+                position: game.position.clone(),
+                options: game.options.to_string(),
+                opponent,
+                text,
+            })
+        }
+        None => None,
     };
     let to_move = view.to_move.map(|side| match side {
         Side::White => format!("{} (White)", view.white.username),
@@ -473,9 +590,16 @@ async fn game_page(
             result,
             problem,
             sent,
+            planner => Value::from(Serde(planner)),
             zone => zone.name(),
         },
     ))
+}
+
+#[derive(Deserialize)]
+pub struct ShowQuery {
+    /// `saved` or `cleared`: what the player just did to their plan.
+    plan: Option<String>,
 }
 
 pub async fn show(
@@ -483,7 +607,13 @@ pub async fn show(
     state: web::Data<AppState>,
     visitor: MaybeVisitor,
     path: web::Path<String>,
+    query: web::Query<ShowQuery>,
 ) -> Result<HttpResponse, WebError> {
+    let notice = match query.plan.as_deref() {
+        Some("saved") => Some("Your plan is saved."),
+        Some("cleared") => Some("Your plan is cleared."),
+        _ => None,
+    };
     game_page(
         &req,
         &state,
@@ -491,6 +621,10 @@ pub async fn show(
         path.into_inner(),
         None,
         None,
+        PlanShown {
+            notice,
+            ..PlanShown::default()
+        },
     )
     .await
 }
@@ -550,7 +684,16 @@ pub async fn play(
             Err(error) => Some(reason(error)),
         }
     };
-    game_page(&req, &state, Some(&visitor), id, problem, Some(text)).await
+    game_page(
+        &req,
+        &state,
+        Some(&visitor),
+        id,
+        problem,
+        Some(text),
+        PlanShown::default(),
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -587,7 +730,16 @@ pub async fn resign(
             Err(error) => reason(error),
         }
     };
-    game_page(&req, &state, Some(&visitor), id, Some(problem), None).await
+    game_page(
+        &req,
+        &state,
+        Some(&visitor),
+        id,
+        Some(problem),
+        None,
+        PlanShown::default(),
+    )
+    .await
 }
 
 /// Offers, accepts or declines a draw.
@@ -621,9 +773,95 @@ pub async fn draw(
         Ok(_) => Ok(see_other(&format!("/games/{id}"))),
         Err(error) => {
             let problem = reason(error);
-            game_page(&req, &state, Some(&visitor), id, Some(problem), None).await
+            game_page(
+                &req,
+                &state,
+                Some(&visitor),
+                id,
+                Some(problem),
+                None,
+                PlanShown::default(),
+            )
+            .await
         }
     }
+}
+
+#[derive(Deserialize)]
+struct PlanForm {
+    /// The lines, one per row, the moves separated by spaces.
+    #[serde(default)]
+    lines: String,
+    /// The ply the page showed: the lines start from the position there.
+    ply: Option<String>,
+    /// `save` (the default) or `clear`: the button pressed.
+    #[serde(default)]
+    action: String,
+}
+
+/// Stores the player's plan (conditional moves) from the box, or clears it; back to the game's
+/// page, which shows the plan as stored.
+pub async fn plan(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    path: web::Path<String>,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let form: PlanForm = forms::read(&req, visitor.session_id(), &body)?;
+    let id = path.into_inner();
+    let done = |what: &str| Ok(see_other(&format!("/games/{id}?plan={what}#plan")));
+    let refused = match form.action.as_str() {
+        "clear" => match conditional::delete(&state.db, visitor.user.clone(), id.clone()).await {
+            Ok(()) => return done("cleared"),
+            Err(error) => error,
+        },
+        "" | "save" => {
+            let ply = form
+                .ply
+                .as_deref()
+                .map(str::trim)
+                .and_then(|ply| ply.parse::<i32>().ok())
+                .ok_or_else(|| WebError::Page {
+                    status: StatusCode::BAD_REQUEST,
+                    message: "The form could not be read (ply). Reload the page and try again."
+                        .into(),
+                })?;
+            match plan_lines(&form.lines) {
+                Err(message) => {
+                    let shown = PlanShown {
+                        problem: Some((StatusCode::UNPROCESSABLE_ENTITY, message)),
+                        sent: Some(form.lines),
+                        notice: None,
+                    };
+                    return game_page(&req, &state, Some(&visitor), id, None, None, shown).await;
+                }
+                Ok(lines) => {
+                    let request = PlanRequest {
+                        game_id: id.clone(),
+                        ply,
+                        lines,
+                    };
+                    match conditional::put(&state.db, visitor.user.clone(), request).await {
+                        Ok(_) => return done("saved"),
+                        Err(error) => error,
+                    }
+                }
+            }
+        }
+        _ => return Err(WebError::not_found("There is no such plan action.")),
+    };
+    let (status, message) = reason(refused);
+    if status == StatusCode::NOT_FOUND {
+        // Not a game of theirs: nothing to show a plan on.
+        return Err(WebError::Page { status, message });
+    }
+    let shown = PlanShown {
+        problem: Some((status, message)),
+        sent: Some(form.lines),
+        notice: None,
+    };
+    game_page(&req, &state, Some(&visitor), id, None, None, shown).await
 }
 
 /// The game's record, as the API gives it, to save.

@@ -31,6 +31,11 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
             Method::POST,
         ),
         (
+            "/games/{id}/plan",
+            web::post().to(games::plan),
+            Method::POST,
+        ),
+        (
             "/games/{id}/resign",
             web::post().to(games::resign),
             Method::POST,
@@ -130,6 +135,11 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
         (
             assets::SCRIPT_PATH,
             reading().to(assets::script),
+            Method::GET,
+        ),
+        (
+            assets::PLANNER_PATH,
+            reading().to(assets::planner),
             Method::GET,
         ),
     ]

@@ -29,7 +29,7 @@ use crate::web::session::{self, MaybeVisitor, Visitor, local_path};
 const SECTIONS: [&str; 5] = ["notifications", "account", "vacation", "email", "password"];
 
 /// The notification kinds a person switches on and off, as the page names them.
-const KINDS: [(&str, &str); 7] = [
+const KINDS: [(&str, &str); 8] = [
     ("your_turn", "It is my move"),
     ("challenge_received", "Someone challenges me"),
     ("challenge_accepted", "My challenge is accepted"),
@@ -37,6 +37,10 @@ const KINDS: [(&str, &str); 7] = [
     ("game_over", "A game ends"),
     ("deadline_reminder", "A deadline is near (reminders)"),
     ("timeout", "A game is lost on time"),
+    (
+        "conditional_played",
+        "One of my conditional replies is played",
+    ),
 ];
 
 #[derive(Deserialize)]
@@ -210,6 +214,7 @@ struct NotificationsForm {
     game_over: Option<String>,
     deadline_reminder: Option<String>,
     timeout: Option<String>,
+    conditional_played: Option<String>,
     turn_delivery: TurnDelivery,
     digest_hour: u32,
     #[serde(default)]
@@ -252,6 +257,7 @@ pub async fn notifications(
                 game_over: Some(form.game_over.is_some()),
                 deadline_reminder: Some(form.deadline_reminder.is_some()),
                 timeout: Some(form.timeout.is_some()),
+                conditional_played: Some(form.conditional_played.is_some()),
                 turn_delivery: Some(form.turn_delivery),
                 digest_hour: Some(form.digest_hour),
                 reminder_hours: Some(reminder_hours),

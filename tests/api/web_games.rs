@@ -618,7 +618,14 @@ async fn weight(browser: &mut Browser<'_>, path: &str) -> (usize, usize) {
         response.body
     );
     let mut assets = 0;
-    for asset in ["/static/kuryr.css", "/static/kuryr.js"] {
+    // The planner's script comes only with the pages that show the planner.
+    let planner = html(&response).contains("/static/planner.js");
+    let scripts = [
+        "/static/kuryr.css",
+        "/static/kuryr.js",
+        "/static/planner.js",
+    ];
+    for asset in &scripts[..if planner { 3 } else { 2 }] {
         let fetched = browser.get(asset).await;
         assert_eq!(fetched.status, StatusCode::OK, "{asset}");
         assets += fetched.body.as_str().expect("a text asset").len();
@@ -626,9 +633,10 @@ async fn weight(browser: &mut Browser<'_>, path: &str) -> (usize, usize) {
     (html(&response).len(), assets)
 }
 
-/// Every page weighs less than 100 KB with its stylesheet and script: the front page, signing in
+/// Every page weighs less than 100 KB with its stylesheet and scripts: the front page, signing in
 /// and up, the games page (with a game of each kind, and with a full page of each list), the new
-/// challenge form, the settings, and a game page of each of the seven games after some moves.
+/// challenge form, the settings, a game page of each of the seven games after some moves, and
+/// the Cubulus one of the player waiting, with the planner of conditional moves.
 /// Run with `--nocapture` for the table that docs/web.md shows.
 #[actix_web::test]
 async fn every_page_weighs_less_than_100_kb() {
@@ -677,6 +685,15 @@ async fn every_page_weighs_less_than_100_kb() {
         let label = format!("/games/{{id}}: {kind}, ply {ply}");
         weights.push((label, weight(&mut alice, &path).await));
     }
+    // The player waiting for their opponent has the planner, and its script.
+    let mut bob = Browser::new(&app);
+    bob.sign_in("bob", PASSWORD).await;
+    let (kind, game, ply) = &games[0];
+    let waiting = weight(&mut bob, &format!("/games/{game}")).await;
+    weights.push((
+        format!("/games/{{id}}: {kind}, ply {ply}, planner"),
+        waiting,
+    ));
     // The longest the games page gets: a full page of each list.
     for _ in 0..100 {
         app.start_game("cheversi", &alice_user, &bob_user).await;

@@ -167,6 +167,34 @@ async function showProblems(baseUrl: string, white: Kuryr, black: Kuryr, opponen
   console.log(`  token without game:play: ${denied.status} ${denied.type}, scope ${denied.scope}`);
 }
 
+/** Black plans an answer to two of White's possible first moves (conditional moves); White's
+ * move meets one, and Black's answer is played with it. */
+async function planReplies(white: Kuryr, black: Kuryr, opponent: string): Promise<void> {
+  const body = challengeTo("cheversi", opponent);
+  const challenge = await ok(white.POST("/api/v1/challenges", { body }), "challenge");
+  const game = await ok(black.POST("/api/v1/challenges/{id}/accept", { params: { path: { id: challenge.id } } }), "accept");
+  const kind: components["schemas"]["GameKind"] = "cheversi";
+  const rules = { path: { game: kind } };
+  const here = await ok(black.POST("/api/v1/rules/{game}/moves", { params: rules, body: { position: game.position } }), "moves");
+  const lines: string[][] = [];
+  for (const choice of here.moves.slice(0, 2)) {
+    const after = await ok(black.POST("/api/v1/rules/{game}/moves", { params: rules, body: { position: choice.position } }), "answers");
+    const answer = after.moves[0];
+    if (answer === undefined) throw new Error(`no answer to ${choice.move}`);
+    lines.push([choice.move, answer.move]);
+  }
+  const params = { path: { id: game.id } };
+  const stored = await ok(black.PUT("/api/v1/games/{id}/conditional", { params, body: { ply: game.ply, lines } }), "plan");
+  if (JSON.stringify(stored.lines) !== JSON.stringify(lines)) throw new Error(`stored ${JSON.stringify(stored.lines)}`);
+  const [move, answer] = lines[0] ?? [];
+  if (move === undefined || answer === undefined) throw new Error("no line");
+  const played = await ok(white.POST("/api/v1/games/{id}/moves", { params, body: { move, ply: game.ply } }), "move");
+  if (played.game.ply !== game.ply + 2) throw new Error(`the reply was not played: ply ${played.game.ply}`);
+  const left = await ok(black.GET("/api/v1/games/{id}/conditional", { params }), "plan left");
+  if (left.lines.length !== 0) throw new Error(`lines left: ${JSON.stringify(left.lines)}`);
+  console.log(`  conditional moves: ${move} was answered with ${answer} at once`);
+}
+
 /** The stateless rules endpoints take a game's options like a challenge does: Cubulus's extended
  * rules give a king and a barrier moves the standard rules do not. */
 async function rulesWithOptions(client: Kuryr): Promise<void> {
@@ -196,9 +224,10 @@ async function main(): Promise<void> {
     const line = `${kind.padEnd(10)} ${String(game.ply).padStart(4)} plies ${took.padStart(5)} s`;
     console.log(`  ${line}  result ${game.result}, ${game.termination}${summary}`);
   }
+  await planReplies(white, black, "ts-bob");
   await showProblems(baseUrl, white, black, "ts-bob");
   await rulesWithOptions(white);
-  console.log(`typescript: ${kinds.length} games played to the end, 2 problems read`);
+  console.log(`typescript: ${kinds.length} games played to the end, a reply planned and played, 2 problems read`);
 }
 
 main().catch((error: unknown) => {

@@ -13,7 +13,8 @@ use utoipa::OpenApi;
 
 use crate::api::events as streams;
 use crate::api::{
-    accounts, boards, challenges, games, health, pages, players, rules, tokens, webhooks,
+    accounts, boards, challenges, conditional, games, health, pages, players, rules, tokens,
+    webhooks,
 };
 use crate::service::effects::event_log as events;
 use crate::service::model::event::EventKind;
@@ -77,6 +78,9 @@ use crate::service::model::event::EventKind;
         games::offer_draw,
         games::accept_draw,
         games::decline_draw,
+        conditional::get,
+        conditional::put,
+        conditional::delete,
         challenges::create,
         challenges::list,
         challenges::get,
@@ -237,6 +241,16 @@ struct Problem {
     /// The line of a record at fault (`invalid-record`).
     #[schema(required = false)]
     line: Option<u32>,
+    /// For a refused move of conditional moves: the index of its line in the lines sent, and
+    /// its index in that line, both from 0.
+    #[schema(required = false)]
+    line_index: u32,
+    #[schema(required = false)]
+    move_index: u32,
+    /// The indexes of two conditional lines that answer the same moves differently
+    /// (`conditional-lines-disagree`).
+    #[schema(required = false, min_items = 2, max_items = 2)]
+    lines: Vec<u32>,
     /// Where to read the current state from when a stream cannot resume (`events-gone`).
     #[schema(required = false)]
     resync: Vec<String>,
@@ -338,11 +352,11 @@ fn responses() -> Value {
         "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
         "MethodNotAllowed": not_allowed,
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
-        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`, `address-not-confirmed` (a rated game with an unconfirmed address), `rating-out-of-range`."),
+        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`, `address-not-confirmed` (a rated game with an unconfirmed address), `rating-out-of-range`, `your-turn` (conditional moves are planned on the opponent's turn)."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
         "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`). Type `unsupported-media-type`."),
-        "Unprocessable": problem("The request was read but refused. Types: `validation-failed` (with `field`), `illegal-move` and `invalid-move-syntax` (with `legal_moves`), `ambiguous-move` (with `candidates`), `invalid-position` (with `token`, the offending token when one is to blame), `invalid-record` (with `line`, the line at fault when one is), `webhook-address-refused` (with `field` and `reason`, the kind of address: `loopback`, `private`, `shared`, `link-local`, `multicast`, `unspecified`, `documentation`, `benchmarking`, `reserved` or `unresolvable`)."),
+        "Unprocessable": problem("The request was read but refused. Types: `validation-failed` (with `field`), `illegal-move` and `invalid-move-syntax` (with `legal_moves`), `ambiguous-move` (with `candidates`); a move of conditional moves also with `line_index` and `move_index`; `conditional-lines-disagree` (with `lines`), `conditional-moves-unsupported` (games with dice); `invalid-position` (with `token`, the offending token when one is to blame), `invalid-record` (with `line`, the line at fault when one is), `webhook-address-refused` (with `field` and `reason`, the kind of address: `loopback`, `private`, `shared`, `link-local`, `multicast`, `unspecified`, `documentation`, `benchmarking`, `reserved` or `unresolvable`)."),
         "RequestTimeout": timeout,
         "TooManyRequests": too_many,
         "Internal": problem("Something stored cannot be read (a game's options or time control, a user's notification settings): the server says so instead of quietly using defaults, and writes nothing on top of it. The cause is logged. Type `internal`."),

@@ -135,6 +135,12 @@ impl Chance {
         Ok(position)
     }
 
+    /// A move the server plays for a player who planned it (a conditional reply), in its place
+    /// among the moves played after the one being stored.
+    pub fn record(&mut self, mv: Move) {
+        self.automatic.push(mv);
+    }
+
     /// The moves the server played, in order.
     pub fn automatic(&self) -> &[Move] {
         &self.automatic

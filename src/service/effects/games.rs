@@ -139,6 +139,7 @@ pub fn create(
         next_reminder_at: None,
         rated,
         ratings_at_start: [None, None],
+        conditional: None,
     };
     ratings::at_start(conn, &mut game)?;
     let start = game.load_position()?;

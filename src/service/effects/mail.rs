@@ -9,7 +9,7 @@ use crate::auth::links::{LinkPurpose, LinkSigner};
 use crate::clock;
 use crate::db::columns::MailStatus;
 use crate::db::models::OutboxRow;
-use crate::db::{DbConn, outbox};
+use crate::db::{DbConn, conditional_notices, outbox};
 use crate::mail::{self, Notification};
 use crate::rules::{EndReason, GameKind, Side};
 use crate::service::model::error::ServiceError;
@@ -195,6 +195,37 @@ pub fn turn_row(
         your_turn: turn.clone(),
     };
     row(to, "your_turn", &payload, Some(&turn.game_id), now).map(Some)
+}
+
+/// Tells `to` that one of their conditional replies was played in `game_id`, in the caller's
+/// transaction: a mail of its own with immediate delivery, a notice for their next digest with
+/// the daily digest, nothing when the address is unconfirmed or they switched it off.
+pub fn conditional_played(
+    conn: &mut DbConn,
+    to: &Recipient,
+    notice: mail::ConditionalPlayed,
+    game_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(), ServiceError> {
+    if to.email_verified_at.is_none() {
+        return Ok(());
+    }
+    let settings = to.settings()?;
+    if settings.wants("conditional_played") {
+        let row = mail_row(
+            to,
+            Notification::ConditionalPlayed(notice),
+            Some(game_id),
+            now,
+        )?;
+        store(conn, row)?;
+    } else if settings.wants_in_digest("conditional_played") {
+        let payload = serde_json::to_string(&notice).map_err(|e| {
+            ServiceError::Internal(anyhow::anyhow!("cannot store a conditional notice: {e}"))
+        })?;
+        conditional_notices::insert(conn, &to.id, game_id, &payload, now.naive_utc())?;
+    }
+    Ok(())
 }
 
 fn row(

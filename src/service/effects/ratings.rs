@@ -61,29 +61,29 @@ pub fn at_start(conn: &mut DbConn, game: &mut GameState) -> Result<(), ServiceEr
 }
 
 /// Whether `game`, just finished, is rated by its end: rated, and not an abort (a game that ended
-/// before each player had made a move of their own). `moving_now`: the side whose move ends
-/// the game, not stored yet.
+/// before each player had made a move of their own). `moving_now`: the sides whose moves end
+/// the game, not stored yet (a move and a planned reply to it are two).
 pub fn rates(
     conn: &mut DbConn,
     game: &GameState,
-    moving_now: Option<Side>,
+    moving_now: &[Side],
 ) -> Result<bool, ServiceError> {
     if !game.rated || game.is_active() {
         return Ok(false);
     }
     let mut moved = db::moves::sides_that_moved(conn, &game.id)?;
-    moved.extend(moving_now);
+    moved.extend_from_slice(moving_now);
     Ok(moved.contains(&Side::White) && moved.contains(&Side::Black))
 }
 
 /// What the end of `game` (finished, about to be stored or just stored) does to its players'
 /// ratings, read from their current rows, which it holds until the transaction ends; `None` for
 /// a game that is not rated or was aborted. Called inside the write transaction that ends the
-/// game. `moving_now`: the side whose move ends the game, not stored yet.
+/// game. `moving_now`: the sides whose moves end the game, not stored yet.
 pub fn decide(
     conn: &mut DbConn,
     game: &GameState,
-    moving_now: Option<Side>,
+    moving_now: &[Side],
 ) -> Result<Option<RatingChanges>, ServiceError> {
     if !rates(conn, game, moving_now)? {
         return Ok(None);
@@ -115,7 +115,7 @@ pub fn store(conn: &mut DbConn, changes: &RatingChanges) -> Result<(), ServiceEr
 /// draw, a flag): called after the game's conditional save, so only the request that ended the
 /// game gets here.
 pub fn settle(conn: &mut DbConn, game: &GameState) -> Result<Option<RatingChanges>, ServiceError> {
-    let changes = decide(conn, game, None)?;
+    let changes = decide(conn, game, &[])?;
     if let Some(changes) = &changes {
         store(conn, changes)?;
     }

@@ -39,6 +39,13 @@ pub enum ServiceError {
     /// The rules of the game refuse a move.
     #[error("{detail}")]
     Refused { refusal: Refusal, detail: String },
+    /// Conditional moves that cannot be stored: the game does not allow them, a line's move
+    /// the rules refuse, or two lines that disagree.
+    #[error("{detail}")]
+    Plan {
+        problem: PlanProblem,
+        detail: String,
+    },
     /// A rate limit refuses this for now (too many mails to one address, say).
     #[error("{0}")]
     Limited(Limited),
@@ -107,6 +114,8 @@ pub enum Conflict {
     AddressNotConfirmed,
     /// The accepting player's rating is outside an open challenge's range.
     RatingOutOfRange,
+    /// Conditional moves are planned while the opponent is to move, not on one's own turn.
+    YourTurn,
 }
 
 impl Conflict {
@@ -134,6 +143,7 @@ impl Conflict {
             Conflict::IdempotentCreationGone => "idempotent-creation-gone",
             Conflict::AddressNotConfirmed => "address-not-confirmed",
             Conflict::RatingOutOfRange => "rating-out-of-range",
+            Conflict::YourTurn => "your-turn",
         }
     }
 
@@ -160,6 +170,7 @@ impl Conflict {
             Conflict::IdempotentCreationGone => "What this key made has since been deleted",
             Conflict::AddressNotConfirmed => "Rated games need confirmed addresses",
             Conflict::RatingOutOfRange => "Your rating is outside the challenge's range",
+            Conflict::YourTurn => "It is your move",
         }
     }
 }
@@ -173,6 +184,21 @@ pub enum Refusal {
     Illegal { legal_moves: Vec<String> },
     /// More than one legal move fits the text.
     Ambiguous { candidates: Vec<String> },
+}
+
+/// Why conditional moves cannot be stored, beyond the shape of the request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlanProblem {
+    /// The game's moves depend on dice, so no reply can be planned.
+    Unsupported,
+    /// A move of a line that the engine refuses, by the line's index and the move's place in it.
+    Move {
+        line: usize,
+        index: usize,
+        refusal: Refusal,
+    },
+    /// Two lines that answer the same moves differently.
+    Disagree { lines: [usize; 2] },
 }
 
 impl Refusal {

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use serde_json::value::RawValue;
 
+use super::conditional::Plan;
 use super::error::ServiceError;
 use super::users::UserRef;
 use crate::clock::TimeControl;
@@ -125,6 +126,9 @@ pub struct GameState {
     pub rated: bool,
     /// The players' ratings in this game's kind when it started, by side.
     pub ratings_at_start: [Option<f64>; 2],
+    /// The replies planned by the player waiting for their opponent's move; never shown to
+    /// anyone but that player.
+    pub conditional: Option<Plan>,
 }
 
 impl GameState {
@@ -240,7 +244,12 @@ impl GameState {
             (None, None) => None,
             _ => return Err(bad("dice_seed", "a seed without its commitment")),
         };
+        let conditional = match row.conditional_moves.as_deref() {
+            None => None,
+            Some(json) => Some(Plan::from_json(&row.id, json)?),
+        };
         Ok(GameState {
+            conditional,
             kind,
             engine,
             options,
@@ -305,6 +314,12 @@ impl GameState {
             rated: self.rated,
             white_rating: self.ratings_at_start[0],
             black_rating: self.ratings_at_start[1],
+            // A plan outlives neither the game nor its player's turn to wait.
+            conditional_moves: self
+                .conditional
+                .as_ref()
+                .filter(|_| self.is_active())
+                .map(Plan::to_json),
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod challenge;
+pub mod conditional;
 pub mod error;
 pub mod event;
 pub mod game;

@@ -39,8 +39,13 @@ pub struct Settings {
     pub deadline_reminder: bool,
     #[schema(required = true)]
     pub timeout: bool,
-    /// `immediate`: one mail per turn. `digest`: one mail a day at `digest_hour`, listing every
-    /// game waiting for your move, most urgent first.
+    /// Mail when one of your conditional replies was played for you (at once, or in the digest
+    /// with `turn_delivery: digest`).
+    #[schema(required = true)]
+    pub conditional_played: bool,
+    /// `immediate`: one mail per turn, and per conditional reply played. `digest`: one mail a
+    /// day at `digest_hour`, listing every game waiting for your move, most urgent first, and
+    /// the conditional replies played since the last one.
     #[schema(required = true)]
     pub turn_delivery: TurnDelivery,
     /// The hour of the day (in your time zone) the digest goes out.
@@ -72,6 +77,8 @@ pub struct SettingsChange {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub conditional_played: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_delivery: Option<TurnDelivery>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(maximum = 23)]
@@ -91,6 +98,7 @@ impl Default for Settings {
             game_over: true,
             deadline_reminder: true,
             timeout: true,
+            conditional_played: true,
             turn_delivery: TurnDelivery::Immediate,
             digest_hour: 8,
             reminder_hours: clock::DEFAULT_REMINDER_HOURS.to_vec(),
@@ -99,7 +107,7 @@ impl Default for Settings {
 }
 
 /// The kinds a user can switch off, by their stored names.
-pub const KINDS: [&str; 7] = [
+pub const KINDS: [&str; 8] = [
     "your_turn",
     "challenge_received",
     "challenge_accepted",
@@ -107,6 +115,7 @@ pub const KINDS: [&str; 7] = [
     "game_over",
     "deadline_reminder",
     "timeout",
+    "conditional_played",
 ];
 
 impl Settings {
@@ -136,12 +145,18 @@ impl Settings {
         Ok(())
     }
 
-    /// Whether mail of `kind` is wanted. Account mail (address confirmation, password reset) is
-    /// not a setting: it answers the user's own request.
+    /// Whether mail of `kind` is wanted on its own. Account mail (address confirmation, password
+    /// reset) is not a setting: it answers the user's own request. The digest is wanted when
+    /// anything it tells is.
     pub fn wants(&self, kind: &str) -> bool {
         match kind {
             "your_turn" => self.your_turn && self.turn_delivery == TurnDelivery::Immediate,
-            "digest" => self.your_turn && self.turn_delivery == TurnDelivery::Digest,
+            "conditional_played" => {
+                self.conditional_played && self.turn_delivery == TurnDelivery::Immediate
+            }
+            "digest" => {
+                self.wants_in_digest("your_turn") || self.wants_in_digest("conditional_played")
+            }
             "challenge_received" => self.challenge_received,
             "challenge_accepted" => self.challenge_accepted,
             "draw_offered" => self.draw_offered,
@@ -152,10 +167,28 @@ impl Settings {
         }
     }
 
-    /// Turns a kind off (the one-click unsubscribe); the digest is the turn mail in another form.
+    /// Whether what `kind` tells is wanted in the daily digest rather than in a mail of its own:
+    /// the turns waiting (`your_turn`) and the conditional replies played
+    /// (`conditional_played`). Every other kind is mailed on its own or not at all.
+    pub fn wants_in_digest(&self, kind: &str) -> bool {
+        let digest = self.turn_delivery == TurnDelivery::Digest;
+        match kind {
+            "your_turn" => self.your_turn && digest,
+            "conditional_played" => self.conditional_played && digest,
+            _ => false,
+        }
+    }
+
+    /// Turns a kind off (the one-click unsubscribe). The digest is the turn and reply mails in
+    /// another form: unsubscribing from it stops both, so that no digest comes any more.
     pub fn switch_off(&mut self, kind: &str) {
         match kind {
-            "your_turn" | "digest" => self.your_turn = false,
+            "your_turn" => self.your_turn = false,
+            "digest" => {
+                self.your_turn = false;
+                self.conditional_played = false;
+            }
+            "conditional_played" => self.conditional_played = false,
             "challenge_received" => self.challenge_received = false,
             "challenge_accepted" => self.challenge_accepted = false,
             "draw_offered" => self.draw_offered = false,
@@ -179,4 +212,101 @@ pub fn next_digest_at(zone: chrono_tz::Tz, hour: u32, now: DateTime<Utc>) -> Nai
         clock::counting::first_instant_at_or_after(zone, tomorrow.and_time(at))
     };
     next.naive_utc()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_stored_before_conditional_replies_read_with_them_on() {
+        let stored = r#"{"your_turn": false, "turn_delivery": "digest", "digest_hour": 7}"#;
+        let settings = Settings::parse(stored).unwrap();
+        assert!(settings.conditional_played);
+        assert!(!settings.your_turn);
+        assert_eq!(settings.digest_hour, 7);
+        assert!(Settings::default().conditional_played);
+        assert!(KINDS.contains(&"conditional_played"));
+        // Every kind a user switches is a field of the settings, and a key of the change.
+        let json = serde_json::to_value(Settings::default()).unwrap();
+        for kind in KINDS {
+            assert_eq!(json[kind], true, "{kind}");
+            let change: SettingsChange =
+                serde_json::from_value(serde_json::json!({ kind: false })).unwrap();
+            assert_eq!(
+                serde_json::to_value(change).unwrap(),
+                serde_json::json!({ kind: false })
+            );
+        }
+    }
+
+    #[test]
+    fn a_reply_played_is_mailed_at_once_or_told_in_the_digest() {
+        let immediate = Settings::default();
+        assert!(immediate.wants("conditional_played"));
+        assert!(!immediate.wants_in_digest("conditional_played"));
+        assert!(!immediate.wants("digest"));
+
+        let digest = Settings {
+            turn_delivery: TurnDelivery::Digest,
+            ..Settings::default()
+        };
+        assert!(!digest.wants("conditional_played"));
+        assert!(digest.wants_in_digest("conditional_played"));
+        assert!(digest.wants_in_digest("your_turn"));
+        assert!(!digest.wants_in_digest("game_over"));
+        assert!(digest.wants("digest"));
+
+        // A digest of replies alone still goes out; with neither, none does.
+        let replies_only = Settings {
+            your_turn: false,
+            ..digest.clone()
+        };
+        assert!(replies_only.wants("digest"));
+        assert!(!replies_only.wants_in_digest("your_turn"));
+        let turns_only = Settings {
+            conditional_played: false,
+            ..digest.clone()
+        };
+        assert!(turns_only.wants("digest"));
+        assert!(!turns_only.wants_in_digest("conditional_played"));
+        let neither = Settings {
+            your_turn: false,
+            conditional_played: false,
+            ..digest.clone()
+        };
+        assert!(!neither.wants("digest"));
+
+        let off = Settings {
+            conditional_played: false,
+            ..Settings::default()
+        };
+        assert!(!off.wants("conditional_played"));
+        assert!(off.wants("your_turn"));
+    }
+
+    #[test]
+    fn unsubscribing_switches_off_what_the_mail_told() {
+        let mut settings = Settings::default();
+        settings.switch_off("conditional_played");
+        assert!(!settings.conditional_played);
+        assert!(settings.your_turn);
+
+        let mut settings = Settings {
+            turn_delivery: TurnDelivery::Digest,
+            ..Settings::default()
+        };
+        settings.switch_off("digest");
+        assert!(!settings.your_turn && !settings.conditional_played);
+        assert!(!settings.wants("digest"));
+        assert!(settings.game_over, "other kinds unchanged");
+
+        let mut settings = Settings::default();
+        settings.switch_off("your_turn");
+        assert!(!settings.your_turn);
+        assert!(
+            settings.conditional_played,
+            "a turn mail's link leaves replies on"
+        );
+    }
 }

@@ -109,23 +109,33 @@ document.addEventListener("submit", (event) => {
 })();
 
 // A game's page follows the game: its public stream of events reloads the page when something
-// happens, unless a move is being written (then once the field is left). Without the stream, the
-// page is checked once a minute.
+// happens, unless a move is being written (then once the field is left) or lines of a plan are
+// not saved (then the planner says the game has moved). Without the stream, the page is checked
+// once a minute.
 (() => {
   const game = document.getElementById("game");
   if (!game || !window.fetch) return;
   const id = game.getAttribute("data-game");
   const ply = game.getAttribute("data-ply");
+  // The game's own page: a refused form's answer came from a post, which a reload would resend.
+  const page = "/games/" + encodeURIComponent(id);
+  const lines = document.getElementById("lines");
+  const unsaved = () =>
+    !!lines && (lines.value !== lines.defaultValue || lines.hasAttribute("data-unsaved"));
   let pending = false;
   const typing = () => {
     const el = document.activeElement;
-    return el && (el.id === "typed" || el.id === "move") && el.value !== "";
+    return (el && (el.id === "typed" || el.id === "move") && el.value !== "") || unsaved();
   };
   const reload = () => {
     if (typing()) {
+      if (unsaved() && !pending) game.dispatchEvent(new CustomEvent("kuryr:stale"));
       pending = true;
-    } else {
+    } else if (window.location.pathname === page && !window.location.search) {
       window.location.reload();
+    } else {
+      // Without the query of a notice ("?plan=saved") that was about the page before.
+      window.location.assign(page + window.location.hash);
     }
   };
   document.addEventListener("focusout", () => {
@@ -137,7 +147,7 @@ document.addEventListener("submit", (event) => {
     polling = true;
     game.setAttribute("data-live", "poll");
     setInterval(() => {
-      fetch(window.location.pathname, { credentials: "same-origin" })
+      fetch(page, { credentials: "same-origin" })
         .then((response) => (response.ok ? response.text() : ""))
         .then((html) => {
           const doc = new DOMParser().parseFromString(html, "text/html");

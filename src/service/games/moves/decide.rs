@@ -6,10 +6,12 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::read::{Player, Read};
-use super::store::MovePlan;
+use super::replies::{Replied, follow_plan};
+use super::store::{MovePlan, Notice};
 use crate::auth::Caller;
 use crate::db::models::{Move, OutboxRow};
 use crate::db::{self, DbConn};
+use crate::mail::ConditionalPlayed;
 use crate::rules::{LoadedPosition, Side};
 use crate::service::effects::chance::Chance;
 use crate::service::effects::clocks;
@@ -19,7 +21,7 @@ use crate::service::effects::mail::{self, GameForMail, Notifier, TurnEvent};
 use crate::service::effects::ratings;
 use crate::service::games::refusals::refusal;
 use crate::service::model::error::{Conflict, ServiceError};
-use crate::service::model::game::{GameDetails, GameState, PlayedMove};
+use crate::service::model::game::{GameDetails, GameResult, GameState, PlayedMove};
 use crate::service::model::rating::RatingChanges;
 use crate::service::model::users::Recipient;
 use crate::service::views::{self, GameView, MoveView};
@@ -93,14 +95,15 @@ pub(super) fn decide(
     };
     let mut played = play_on_board(game, side, &players, ctx)?;
     run_clocks(conn, &mut played, ctx.now)?;
+    let moving_now = played.moving_now();
     let rated = match ctx.writing {
-        true => ratings::decide(conn, &played.game, Some(played.side))?,
-        false if ratings::rates(conn, &played.game, Some(played.side))? => {
+        true => ratings::decide(conn, &played.game, &moving_now)?,
+        false if ratings::rates(conn, &played.game, &moving_now)? => {
             return Ok(Decided::EndsRatedGame);
         }
         false => None,
     };
-    let mail = opponents_mail(&played, &players, ctx)?;
+    let (mail, more_mail, notice) = mails(&played, &players, ctx)?;
     let (view, events) = announce(&played, &players, rated.as_ref(), ctx.now)?;
     let Played {
         game, mv, chance, ..
@@ -111,6 +114,8 @@ pub(super) fn decide(
         mv,
         chance,
         mail,
+        more_mail,
+        notice,
         rated,
         view,
         events,
@@ -120,13 +125,26 @@ pub(super) fn decide(
 }
 
 /// The board after a legal move: the game as it left it, the move itself, what the server
-/// rolled and played after it, and the position reached (asked once, by everything after).
+/// rolled and played after it (the opponent's planned replies among it), and the position
+/// reached (asked once, by everything after).
 struct Played {
     game: GameState,
     side: Side,
     mv: Move,
     chance: Chance,
+    replied: Replied,
     position: Box<dyn LoadedPosition>,
+}
+
+impl Played {
+    /// The sides whose own moves this stores: the mover's, and their opponent's planned replies.
+    fn moving_now(&self) -> Vec<Side> {
+        let mut sides = vec![self.side];
+        if !self.replied.replies.is_empty() {
+            sides.push(self.side.opponent());
+        }
+        sides
+    }
 }
 
 /// Check: only the game's two players move in it.
@@ -242,11 +260,20 @@ fn play_on_board(
     let mut chance = Chance::default();
     let position = chance.settle(&mut game, after, autoplay, now)?;
     set_turn_or_finish(&mut game, position.as_ref(), now);
+    let (position, replied) = follow_plan(
+        &mut game,
+        &mut chance,
+        position,
+        &mv.notation,
+        autoplay,
+        now,
+    )?;
     Ok(Played {
         game,
         side,
         mv,
         chance,
+        replied,
         position,
     })
 }
@@ -259,16 +286,108 @@ fn run_clocks(
     now: DateTime<Utc>,
 ) -> Result<(), ServiceError> {
     let Played {
-        game, side, chance, ..
+        game,
+        side,
+        chance,
+        replied,
+        ..
     } = played;
     let turn_passed = game.to_move != Some(*side) || chance.moved(side.opponent());
     if turn_passed || !game.is_active() {
         // A move that beat the deadline cannot be late here; a clock that says otherwise (a
         // vacation ended in the same instant) gives the player the benefit.
         let _ = clocks::end_turn(conn, game, *side, now)?;
+        if !replied.replies.is_empty() {
+            // A planned reply takes no thinking time, and earns any increment.
+            game.turn_started_at = Some(now.naive_utc());
+            let _ = clocks::end_turn(conn, game, side.opponent(), now)?;
+        }
         clocks::start_turn(conn, game, now)?;
     }
     Ok(())
+}
+
+/// The mail a move writes: the first in its one write, the others after it, and the notice of
+/// planned replies played.
+type Mails = (Option<OutboxRow>, Vec<OutboxRow>, Option<Notice>);
+
+/// The mails of a move: the opponent's (see [`opponents_mail`]); or, when the opponent's planned
+/// replies answered it, the mover's (their turn after the last reply, or the game's end), the
+/// opponent's at the game's end, and the opponent's notice of their replies.
+fn mails(
+    played: &Played,
+    players: &[Player; 2],
+    ctx: &MoveContext<'_>,
+) -> Result<Mails, ServiceError> {
+    let Played {
+        game,
+        side,
+        mv,
+        chance,
+        replied,
+        ..
+    } = played;
+    if replied.replies.is_empty() {
+        return Ok((opponents_mail(played, players, ctx)?, Vec::new(), None));
+    }
+    let owner_side = side.opponent();
+    let mover = &players[side.index()].recipient;
+    let owner = &players[owner_side.index()].recipient;
+    let [white, black] = players.each_ref().map(|p| p.recipient.username.as_str());
+    let about = GameForMail {
+        game,
+        notifier: ctx.notifier,
+        white,
+        black,
+    };
+    let mut more = Vec::new();
+    let mail = if !game.is_active() {
+        more.extend(mail::mail_row(
+            owner,
+            about.game_over(owner),
+            Some(&game.id),
+            ctx.now,
+        )?);
+        mail::mail_row(mover, about.game_over(mover), Some(&game.id), ctx.now)?
+    } else if game.to_move == Some(*side) {
+        let turn = TurnEvent {
+            game_id: game.id.clone(),
+            game: game.kind,
+            options: game.options.clone(),
+            ply: game.ply,
+            position: game.position.clone(),
+            last_move: chance.last_move_of(owner_side).cloned(),
+            opponent: owner.username.clone(),
+            deadline_at: game.deadline_at,
+        };
+        mail::turn_row(mover, &turn, ctx.now)?
+    } else {
+        None
+    };
+    let game_over = (!game.is_active()).then(|| {
+        match game.result.and_then(GameResult::winner) {
+            Some(winner) if winner == owner_side => "You won the game.",
+            Some(_) => "You lost the game.",
+            None => "The game was drawn.",
+        }
+        .to_owned()
+    });
+    let notice = Notice {
+        to: owner.clone(),
+        game_id: game.id.clone(),
+        mail: ConditionalPlayed {
+            game: game.engine.name().to_owned(),
+            opponent: mover.username.clone(),
+            opponent_move: mv.notation.clone(),
+            reply: replied.replies.join(", "),
+            move_number: u32::try_from(mv.ply + 1).unwrap_or(0),
+            lines_left: u32::try_from(replied.lines_left).unwrap_or(u32::MAX),
+            game_over,
+            game_url: ctx.notifier.game_url(&game.id),
+        },
+        now: ctx.now,
+    };
+    Ok((mail, more, Some(notice)))
 }
 
 /// The opponent's mail: the game's end, or their turn; nothing while the mover is still to
@@ -360,26 +479,38 @@ fn with_players(game: GameState, [white, black]: &[Player; 2]) -> GameDetails {
     }
 }
 
-/// The caller's last accepted move, if `request` repeats it: the same ply and the same move,
-/// perhaps written differently.
+/// How far back a repeated request may find the caller's last move: past the replies and the
+/// moves the server played after it.
+const REPLAY_WINDOW: i32 = 8;
+
+/// The caller's last accepted move, if `request` repeats it: the same ply (the move after the
+/// request's, or the last one), no move of the caller's since, and the same move, perhaps
+/// written differently.
 fn replay_of(
     conn: &mut DbConn,
     game: &GameState,
     side: Side,
     request: &MoveRequest,
 ) -> Result<Option<Move>, ServiceError> {
-    if game.ply == 0 || request.ply.is_some_and(|ply| ply != game.ply - 1) {
+    let at = request.ply.map_or(game.ply, |ply| ply.saturating_add(1));
+    if at < 1 || at > game.ply || game.ply - at > REPLAY_WINDOW {
         return Ok(None);
     }
-    let last = db::moves::at(conn, &game.id, game.ply)?;
+    let last = db::moves::at(conn, &game.id, at)?;
     let Some(last) = last.filter(|m| m.side == side) else {
         return Ok(None);
     };
+    for later in at + 1..=game.ply {
+        let mine = db::moves::at(conn, &game.id, later)?.is_some_and(|m| m.side == side);
+        if mine {
+            return Ok(None);
+        }
+    }
     if last.submitted == request.text || last.notation == request.text.trim() {
         return Ok(Some(last));
     }
     // Written another way: read it in the position it was played in.
-    let before = match db::moves::at(conn, &game.id, game.ply - 1)? {
+    let before = match db::moves::at(conn, &game.id, at - 1)? {
         Some(previous) => previous.position,
         None => game
             .engine

@@ -3,6 +3,7 @@
 
 mod decide;
 mod read;
+mod replies;
 mod store;
 
 use std::sync::Arc;
