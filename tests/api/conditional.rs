@@ -35,7 +35,7 @@ async fn get_plan(app: &TestApp, game: &str, who: &TestUser) -> TestResponse {
 }
 
 /// The game's position, loaded by the engine the server uses.
-fn position_of(state: &Value) -> Box<dyn LoadedPosition> {
+pub fn position_of(state: &Value) -> Box<dyn LoadedPosition> {
     let kind: GameKind = state["game"].as_str().unwrap().parse().unwrap();
     let engine = kind.engine().unwrap();
     engine
@@ -44,7 +44,7 @@ fn position_of(state: &Value) -> Box<dyn LoadedPosition> {
 }
 
 /// A line from `position`: each move the first legal one, `length` moves.
-fn line_from(position: &dyn LoadedPosition, first: &str, length: usize) -> Vec<String> {
+pub fn line_from(position: &dyn LoadedPosition, first: &str, length: usize) -> Vec<String> {
     let mut line = vec![first.to_owned()];
     let (_, mut here) = position.play(first).unwrap();
     while line.len() < length {

@@ -7,9 +7,9 @@
 use actix_web::http::StatusCode;
 use serde_json::{Value, json};
 
+use crate::conditional::{line_from, position_of};
 use crate::helpers::{PASSWORD, TestApp, TestUser, legal_moves, spawn_app};
 use crate::web::{Browser, csrf_in, html};
-use kuryr::rules::{GameKind, LoadedPosition};
 
 /// The games that have conditional moves.
 const KINDS: [&str; 5] = ["cubulus", "cheversi", "nubulus", "prosterno", "basileus"];
@@ -53,29 +53,6 @@ fn plan_section(page: &str) -> &str {
 
 fn has_planner(page: &str) -> bool {
     page.contains("id=\"plan\"") || page.contains("planner.js") || page.contains("id=\"lines\"")
-}
-
-/// The game's position, loaded by the engine the server uses.
-fn position_of(state: &Value) -> Box<dyn LoadedPosition> {
-    let kind: GameKind = state["game"].as_str().unwrap().parse().unwrap();
-    kind.engine()
-        .unwrap()
-        .load(state["position"].as_str().unwrap(), &state["options"])
-        .unwrap()
-}
-
-/// A line from `position`: `first`, then each move the first legal one, `length` moves.
-fn line_from(position: &dyn LoadedPosition, first: &str, length: usize) -> Vec<String> {
-    let mut line = vec![first.to_owned()];
-    let (_, mut here) = position.play(first).unwrap();
-    while line.len() < length {
-        let Some(next) = here.legal_moves().into_iter().next() else {
-            break;
-        };
-        here = here.play(&next).unwrap().1;
-        line.push(next);
-    }
-    line
 }
 
 async fn stored(app: &TestApp, game: &str, who: &TestUser) -> Value {

@@ -333,13 +333,7 @@ fn mails(
     let owner_side = side.opponent();
     let mover = &players[side.index()].recipient;
     let owner = &players[owner_side.index()].recipient;
-    let [white, black] = players.each_ref().map(|p| p.recipient.username.as_str());
-    let about = GameForMail {
-        game,
-        notifier: ctx.notifier,
-        white,
-        black,
-    };
+    let about = for_mail(game, players, ctx.notifier);
     let mut more = Vec::new();
     let mail = if !game.is_active() {
         more.extend(mail::mail_row(
@@ -350,17 +344,8 @@ fn mails(
         )?);
         mail::mail_row(mover, about.game_over(mover), Some(&game.id), ctx.now)?
     } else if game.to_move == Some(*side) {
-        let turn = TurnEvent {
-            game_id: game.id.clone(),
-            game: game.kind,
-            options: game.options.clone(),
-            ply: game.ply,
-            position: game.position.clone(),
-            last_move: chance.last_move_of(owner_side).cloned(),
-            opponent: owner.username.clone(),
-            deadline_at: game.deadline_at,
-        };
-        mail::turn_row(mover, &turn, ctx.now)?
+        let last = chance.last_move_of(owner_side).cloned();
+        mail::turn_row(mover, &turn(game, last, owner), ctx.now)?
     } else {
         None
     };
@@ -407,36 +392,49 @@ fn opponents_mail(
     let opponent = side.opponent();
     let to = &players[opponent.index()].recipient;
     if !game.is_active() {
-        let [white, black] = players.each_ref().map(|p| p.recipient.username.as_str());
-        let about = GameForMail {
-            game,
-            notifier: ctx.notifier,
-            white,
-            black,
-        };
+        let about = for_mail(game, players, ctx.notifier);
         return mail::mail_row(to, about.game_over(to), Some(&game.id), ctx.now);
     }
     if game.to_move != Some(opponent) {
         return Ok(None);
     }
-    // The mail itself (the board, the legal moves, the deadline in the reader's zone) is worked
-    // out by the delivery worker, outside the transaction.
-    let turn = TurnEvent {
+    let last = chance
+        .last_move_of(*side)
+        .unwrap_or(&mv.notation)
+        .to_owned();
+    let turn = turn(game, Some(last), &players[side.index()].recipient);
+    mail::turn_row(to, &turn, ctx.now)
+}
+
+/// The game as its mails speak of it, with its players' names.
+fn for_mail<'a>(
+    game: &'a GameState,
+    players: &'a [Player; 2],
+    notifier: &'a Notifier,
+) -> GameForMail<'a> {
+    let [white, black] = players.each_ref().map(|p| p.recipient.username.as_str());
+    GameForMail {
+        game,
+        notifier,
+        white,
+        black,
+    }
+}
+
+/// The turn that passes to a player whose opponent, `opponent`, played `last_move`. The mail
+/// itself (the board, the legal moves, the deadline in the reader's zone) is worked out by the
+/// delivery worker, outside the transaction.
+fn turn(game: &GameState, last_move: Option<String>, opponent: &Recipient) -> TurnEvent {
+    TurnEvent {
         game_id: game.id.clone(),
         game: game.kind,
         options: game.options.clone(),
         ply: game.ply,
         position: game.position.clone(),
-        last_move: Some(
-            chance
-                .last_move_of(*side)
-                .unwrap_or(&mv.notation)
-                .to_owned(),
-        ),
-        opponent: players[side.index()].recipient.username.clone(),
+        last_move,
+        opponent: opponent.username.clone(),
         deadline_at: game.deadline_at,
-    };
-    mail::turn_row(to, &turn, ctx.now)
+    }
 }
 
 /// The events, and the game as clients see it after the move (the answer, and the events'
