@@ -15,6 +15,7 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod board;
+pub mod by_mail;
 pub mod clock;
 pub mod db;
 pub mod dice;

@@ -47,7 +47,7 @@ impl Rate {
         }
     }
 
-    fn quota(&self) -> Quota {
+    pub fn quota(&self) -> Quota {
         let every = self.period / self.count.get();
         Quota::with_period(every.max(Duration::from_nanos(1)))
             .expect("a period longer than zero")

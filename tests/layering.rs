@@ -30,7 +30,8 @@ const HTTP: &[&str] = &[
     "ResponseError",
 ];
 
-/// The parts that know nothing of HTTP or of how the server is put together.
+/// The parts that know nothing of HTTP or of how the server is put together (the face of mail
+/// replies among them).
 const BELOW_HTTP: &[&str] = &[
     "src/db",
     "src/service",
@@ -38,6 +39,7 @@ const BELOW_HTTP: &[&str] = &[
     "src/webhook",
     "src/app/background.rs",
     "src/auth",
+    "src/by_mail",
 ];
 
 /// The floors of `service/`, lowest first; every other module of `service/` is a use case, above

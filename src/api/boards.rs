@@ -24,21 +24,6 @@ use crate::http::{AppState, ClientAddress};
 use crate::rules::GameKind;
 use crate::service::games;
 
-/// A PNG image, described as binary text.
-pub struct Png;
-
-impl utoipa::PartialSchema for Png {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for Png {}
-
 /// A picture named by its position: what it shows never changes.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// A game's picture: it changes as the game moves. Anyone may watch a game, so any cache may
@@ -151,7 +136,7 @@ pub async fn game_svg(
     security((), ("bearer" = [])),
     params(GameId, PlyQuery),
     responses(
-        (status = 200, description = "The board as PNG.", body = inline(Png), content_type = "image/png"),
+        (status = 200, description = "The board as PNG.", body = inline(Bytes), content_type = "image/png"),
         (status = 404, response = NotFound),
         (status = 422, response = Unprocessable),
     ))]
@@ -224,7 +209,7 @@ pub async fn rules_svg(
     security((), ("bearer" = [])),
     params(GameParam, PositionQuery),
     responses(
-        (status = 200, description = "The board as PNG.", body = inline(Png), content_type = "image/png"),
+        (status = 200, description = "The board as PNG.", body = inline(Bytes), content_type = "image/png"),
         (status = 404, response = NotFound),
         (status = 422, response = Unprocessable),
     ))]

@@ -12,11 +12,7 @@ use crate::auth::AuthUser;
 use crate::http::AppState;
 use crate::http::problem::ApiError;
 use crate::service::conditional::{self, PlanRequest};
-use crate::service::model::conditional::{MAX_LINE_MOVES, MAX_LINES};
 use crate::service::views::conditional::ConditionalMovesView;
-
-/// The longest move text worth reading, as for a move.
-const MAX_MOVE_CHARS: usize = 200;
 
 /// Lines of replies to store, from the game's current position.
 #[derive(Deserialize, ToSchema)]
@@ -77,32 +73,12 @@ pub async fn put(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let ply = body.ply.get::<i32>("ply")?;
-    if body.lines.len() > MAX_LINES {
-        return Err(ApiError::validation(
-            "lines",
-            format!("send at most {MAX_LINES} lines"),
-        ));
-    }
-    let mut lines = Vec::with_capacity(body.lines.len());
-    for (number, line) in body.lines.into_iter().enumerate() {
-        if line.len() > MAX_LINE_MOVES {
-            return Err(ApiError::validation(
-                "lines",
-                format!(
-                    "line {} has {} moves; a line holds at most {MAX_LINE_MOVES}",
-                    number + 1,
-                    line.len()
-                ),
-            ));
-        }
-        if line.iter().any(|mv| mv.chars().count() > MAX_MOVE_CHARS) {
-            return Err(ApiError::validation(
-                "lines",
-                format!("a move is at most {MAX_MOVE_CHARS} characters"),
-            ));
-        }
-        lines.push(line.into_iter().map(String::from).collect());
-    }
+    // Sizes are the plan's to check (`Plan::check`), as for every other face.
+    let lines = body
+        .lines
+        .into_iter()
+        .map(|line| line.into_iter().map(String::from).collect())
+        .collect();
     let request = PlanRequest {
         game_id: path.into_inner().0,
         ply,

@@ -14,6 +14,7 @@ use crate::api::responses::*;
 use crate::auth::{AuthUser, Caller};
 use crate::http::AppState;
 use crate::http::problem::ApiError;
+use crate::rules::MAX_MOVE_CHARS;
 use crate::service::games::{self, DrawAction, DrawRequest, MoveRequest, StatusFilter};
 use crate::service::model::game::GameDetails;
 
@@ -151,9 +152,6 @@ pub struct MoveBody {
     #[schema(value_type = Option<i32>, minimum = 0)]
     ply: Option<Integer>,
 }
-
-/// The longest move text worth reading; anything longer is not a move in any game here.
-const MAX_MOVE_CHARS: usize = 200;
 
 fn read_move(
     path: Result<web::Path<Text>, actix_web::Error>,

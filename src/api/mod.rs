@@ -13,6 +13,7 @@ pub mod games;
 pub mod health;
 pub mod http_cache;
 pub mod idempotency;
+pub mod inbound;
 pub mod numbers;
 pub mod openapi;
 pub mod pages;

@@ -26,4 +26,20 @@ named!(
     Unprocessable,
     Busy,
     Unavailable,
+    BadSignature,
 );
+
+/// Bytes as they are (a PNG picture, a raw mail), described as binary text.
+pub struct Bytes;
+
+impl utoipa::PartialSchema for Bytes {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Binary)))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Bytes {}

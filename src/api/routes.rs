@@ -5,8 +5,8 @@ use actix_web::{HttpRequest, HttpResponse, Route, web};
 
 use super::auth::{Session, guard};
 use super::{
-    accounts, boards, challenges, conditional, events, games, health, idempotency, pages, players,
-    rules, tokens, webhooks,
+    accounts, boards, challenges, conditional, events, games, health, idempotency, inbound, pages,
+    players, rules, tokens, webhooks,
 };
 use crate::auth::scopes::Needs;
 use crate::auth::scopes::Scope::{
@@ -107,6 +107,7 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(PUT "/api/v1/games/{id}/conditional" => conditional::put, scope(GamePlay)),
         endpoint!(DELETE "/api/v1/games/{id}/conditional" => conditional::delete, scope(GamePlay)),
         endpoint!(GET "/healthz" => health::healthz),
+        endpoint!(POST "/api/v1/inbound/mail" => inbound::receive),
         endpoint!(GET "/api/v1/events" => events::stream, scope(EventsRead)),
         endpoint!(POST "/api/v1/events/ticket" => events::ticket, scope(EventsRead)).creating(),
         endpoint!(GET "/api/v1/games/{id}/events" => events::game_stream),

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::board::pictures::Pictures;
+use crate::by_mail;
 use crate::db::Database;
 use crate::limits::Limits;
 use crate::mail::Mailer;
@@ -25,7 +26,7 @@ use crate::service::model::event::EventSettings;
 use crate::service::model::time::Clock;
 use crate::service::model::webhook::WebhookSettings;
 use crate::service::webhooks::delivery as webhook_delivery;
-use crate::service::{outbox, scheduler, tokens};
+use crate::service::{inbox, outbox, scheduler, tokens};
 use crate::webhook::transport::Sender;
 
 /// How often the outbox is checked: turn mails should leave within seconds of the move, and a
@@ -36,6 +37,8 @@ const OUTBOX_POLL: Duration = Duration::from_secs(2);
 const WEBHOOK_POLL: Duration = Duration::from_secs(2);
 /// How often the scheduler runs: deadlines are counted in days, so a minute's delay is nothing.
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
+/// How often stored inbound mail is looked for: a move by mail is answered within seconds.
+const INBOX_POLL: Duration = Duration::from_secs(2);
 /// How often the rate limits forget clients that have been quiet.
 const LIMITS_SWEEP: Duration = Duration::from_secs(60);
 
@@ -73,6 +76,7 @@ impl Background {
             tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
             tokio::spawn(deliver_webhooks(work.clone(), stop.clone())),
             tokio::spawn(sweep_limits(work.clone(), stop.clone())),
+            tokio::spawn(answer_mail(work.clone(), stop.clone())),
             tokio::spawn(run_scheduler(work, stop.clone())),
         ];
         Background { stop, loops }
@@ -114,6 +118,38 @@ async fn pause(poll: Duration, stop: &CancellationToken) -> bool {
         () = stop.cancelled() => false,
         () = tokio::time::sleep(poll) => true,
     }
+}
+
+/// Plays and answers the moves that came by mail, when the site takes them.
+async fn answer_mail(work: Arc<Work>, stop: CancellationToken) {
+    let Work {
+        db,
+        notifier,
+        clock,
+        ..
+    } = &*work;
+    if notifier.replies().is_none() {
+        return;
+    }
+    let mut rounds: u64 = 0;
+    while !stop.is_cancelled() {
+        // Once in a while, mail processed long ago is let go.
+        if rounds.is_multiple_of(1800)
+            && let Err(e) = inbox::prune(db, clock.now()).await
+        {
+            tracing::error!(error = %e, "pruning inbound mail failed");
+        }
+        rounds += 1;
+        match by_mail::answer_due(db, notifier, clock.as_ref(), &stop).await {
+            Ok(done) if done.total() > 0 => continue,
+            Ok(_) => {}
+            Err(e) => tracing::error!(error = %e, "answering mail failed"),
+        }
+        if !pause(INBOX_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("answering mail stopped");
 }
 
 async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {

@@ -161,6 +161,121 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub defences: DefenceArgs,
+
+    #[command(flatten)]
+    pub inbound: InboundArgs,
+}
+
+/// Moves by mail (docs/notifications.md): players reply to the mail that asks for their move.
+/// Off until a domain is set; then the mails carry a reply address in it, and mail for it comes
+/// in through the built-in SMTP receiver, the HTTP endpoint, or both.
+#[derive(Debug, Clone, Args)]
+pub struct InboundArgs {
+    /// The domain of reply addresses (`<token>@DOMAIN`); its MX must lead to the SMTP receiver,
+    /// or its provider must post to `/api/v1/inbound/mail`.
+    #[arg(long, env = "KURYR_INBOUND_DOMAIN")]
+    pub inbound_domain: Option<String>,
+
+    /// Where the built-in SMTP receiver listens (`0.0.0.0:25`); off when unset.
+    #[arg(long, env = "KURYR_INBOUND_SMTP_LISTEN")]
+    pub inbound_smtp_listen: Option<SocketAddr>,
+
+    /// The `whsec_…` secret that signs mail posted to `/api/v1/inbound/mail` (Standard
+    /// Webhooks); the endpoint answers 404 when unset.
+    #[arg(long, env = "KURYR_INBOUND_SECRET", hide_env_values = true)]
+    pub inbound_secret: Option<SecretString>,
+
+    /// Certificate chain (PEM) for the receiver's STARTTLS; with `KURYR_INBOUND_TLS_KEY`.
+    #[arg(long, env = "KURYR_INBOUND_TLS_CERT")]
+    pub inbound_tls_cert: Option<PathBuf>,
+
+    /// Private key (PEM) for the receiver's STARTTLS.
+    #[arg(long, env = "KURYR_INBOUND_TLS_KEY")]
+    pub inbound_tls_key: Option<PathBuf>,
+
+    /// The largest mail taken, in bytes, by either way in.
+    #[arg(long, env = "KURYR_INBOUND_MAX_BYTES", default_value_t = 2 << 20)]
+    pub inbound_max_bytes: usize,
+
+    /// Mails the receiver takes from one envelope sender.
+    #[arg(long, env = "KURYR_INBOUND_PER_SENDER", default_value = "30/h")]
+    pub inbound_per_sender: RateSetting,
+
+    /// Mails the receiver takes from one client address (an IPv6 client counts as its /64).
+    #[arg(long, env = "KURYR_INBOUND_PER_CLIENT", default_value = "120/h")]
+    pub inbound_per_client: RateSetting,
+}
+
+/// Moves by mail, validated.
+#[derive(Debug, Clone)]
+pub struct InboundSettings {
+    pub domain: String,
+    pub smtp: Option<mail::receiver::ReceiverSettings>,
+    pub secret: Option<crate::webhook::signature::Secret>,
+    pub max_bytes: usize,
+}
+
+impl InboundArgs {
+    fn settings(&self) -> anyhow::Result<Option<InboundSettings>> {
+        use secrecy::ExposeSecret;
+        let Some(domain) = self.inbound_domain.as_deref().map(str::trim) else {
+            anyhow::ensure!(
+                self.inbound_smtp_listen.is_none() && self.inbound_secret.is_none(),
+                "KURYR_INBOUND_SMTP_LISTEN and KURYR_INBOUND_SECRET need KURYR_INBOUND_DOMAIN"
+            );
+            return Ok(None);
+        };
+        let plausible = domain.contains('.')
+            && domain
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+        anyhow::ensure!(
+            plausible,
+            "KURYR_INBOUND_DOMAIN is not a domain name: `{domain}`"
+        );
+        anyhow::ensure!(
+            self.inbound_max_bytes >= 16 << 10,
+            "KURYR_INBOUND_MAX_BYTES must be at least 16384"
+        );
+        let secret = match &self.inbound_secret {
+            Some(secret) => Some(
+                crate::webhook::signature::Secret::parse(secret.expose_secret().trim()).map_err(
+                    |_| {
+                        anyhow::anyhow!(
+                            "KURYR_INBOUND_SECRET must be `whsec_` followed by the base64 of a key"
+                        )
+                    },
+                )?,
+            ),
+            None => None,
+        };
+        let tls = match (&self.inbound_tls_cert, &self.inbound_tls_key) {
+            (Some(cert), Some(key)) => Some((cert.clone(), key.clone())),
+            (None, None) => None,
+            _ => anyhow::bail!("KURYR_INBOUND_TLS_CERT and KURYR_INBOUND_TLS_KEY go together"),
+        };
+        let quota = |rate: &RateSetting| match rate.0 {
+            Some(rate) => rate.quota(),
+            None => governor::Quota::per_second(std::num::NonZeroU32::MAX),
+        };
+        let smtp = self
+            .inbound_smtp_listen
+            .map(|listen| mail::receiver::ReceiverSettings {
+                listen,
+                domain: domain.to_ascii_lowercase(),
+                max_message_bytes: self.inbound_max_bytes,
+                per_sender: quota(&self.inbound_per_sender),
+                per_client_ip: quota(&self.inbound_per_client),
+                tls,
+                hostname: domain.to_ascii_lowercase(),
+            });
+        Ok(Some(InboundSettings {
+            domain: domain.to_ascii_lowercase(),
+            smtp,
+            secret,
+            max_bytes: self.inbound_max_bytes,
+        }))
+    }
 }
 
 /// Limits that keep one client from exhausting the server or using it to harm others (see
@@ -399,6 +514,8 @@ pub struct Settings {
     pub webhooks: WebhookSettings,
     pub defences: Defences,
     pub cors: AllowedOrigins,
+    /// Moves by mail; none when `KURYR_INBOUND_DOMAIN` is unset.
+    pub inbound: Option<InboundSettings>,
 }
 
 impl Settings {
@@ -453,6 +570,7 @@ impl Settings {
             },
             defences: serve.defences.settings()?,
             cors: serve.cors_origins.clone(),
+            inbound: serve.inbound.settings()?,
         })
     }
 

@@ -21,13 +21,16 @@ use crate::app::config::Settings;
 use crate::auth::TokenKeys;
 use crate::auth::hasher::Hasher;
 use crate::auth::links::LinkSigner;
+use crate::auth::reply_address::ReplyAddresses;
 use crate::board::pictures::Pictures;
 use crate::db::{self, Database};
 use crate::http::capacity::{self, Capacity, Places};
 use crate::http::deadline::expect_continue;
+use crate::http::state::InboundEndpoint;
 use crate::http::{AppState, ConnectionCap, RequestDeadline};
+use crate::mail::receiver::Receiver;
 use crate::service::accounts;
-use crate::service::effects::mail::Notifier;
+use crate::service::effects::mail::{Notifier, ReplyMail};
 use crate::service::events::feed::Feed;
 use crate::service::model::time::{Clock, SystemClock};
 
@@ -70,6 +73,8 @@ pub struct Application {
     port: u16,
     server: Server,
     background: Background,
+    /// The SMTP receiver of moves by mail, when it listens.
+    receiver: Option<Receiver>,
     after_answer: TaskTracker,
     feed: Feed,
 }
@@ -96,10 +101,14 @@ impl Application {
         let hasher = Hasher::start(settings.hashing)
             .map_err(|e| anyhow::anyhow!("cannot start the password hashing threads: {e}"))?;
         let tokens = TokenKeys::new(&settings.jwt_secret, settings.token_ttl_hours);
-        let notifier = Notifier::new(
+        let mut notifier = Notifier::new(
             settings.mail.public_url.as_str(),
             LinkSigner::new(&settings.jwt_secret),
         );
+        if let Some(inbound) = &settings.inbound {
+            let addresses = ReplyAddresses::new(&settings.jwt_secret);
+            notifier = notifier.with_replies(ReplyMail::new(&inbound.domain, addresses));
+        }
         let pictures = Pictures::start(settings.pictures)
             .map_err(|e| anyhow::anyhow!("cannot start the drawing threads: {e}"))?;
         let defences = &settings.defences;
@@ -116,7 +125,13 @@ impl Application {
                 .with_cors(settings.cors.clone())
                 .with_limits(&defences.limits)
                 .with_trusted_proxies(defences.trusted_proxies.clone())
-                .with_places(places.clone()),
+                .with_places(places.clone())
+                .with_inbound(settings.inbound.as_ref().and_then(|inbound| {
+                    Some(InboundEndpoint {
+                        secret: inbound.secret.clone()?,
+                        max_bytes: inbound.max_bytes,
+                    })
+                })),
         );
         if settings.webhooks.allow_private {
             tracing::warn!(
@@ -140,6 +155,25 @@ impl Application {
             events: state.events,
             webhooks: state.webhooks,
         });
+        // Its sessions are threads that store each mail through the server's runtime.
+        let receiver = match settings
+            .inbound
+            .as_ref()
+            .and_then(|inbound| inbound.smtp.clone())
+        {
+            Some(smtp) => {
+                let listen = smtp.listen;
+                let inbox = Arc::new(crate::by_mail::smtp::Inbox {
+                    db: state.db.clone(),
+                    clock: state.clock.clone(),
+                    runtime: tokio::runtime::Handle::current(),
+                });
+                Some(Receiver::start(smtp, inbox).map_err(|e| {
+                    anyhow::anyhow!("cannot start the SMTP receiver on {listen}: {e}")
+                })?)
+            }
+            None => None,
+        };
         let after_answer = state.after_answer.clone();
         let feed = state.feed.clone();
         let deadline = RequestDeadline {
@@ -208,6 +242,7 @@ impl Application {
             port,
             server: builder.run(),
             background,
+            receiver,
             after_answer,
             feed,
         })
@@ -225,16 +260,26 @@ impl Application {
             background,
             after_answer,
             feed,
+            receiver,
             ..
         } = self;
+        // Its sessions wait on the runtime, which must outlive them: it stops first, on a
+        // thread that may wait for them.
+        let stop_receiver = || async {
+            if let Some(receiver) = receiver {
+                let _ = tokio::task::spawn_blocking(move || receiver.stop()).await;
+            }
+        };
         let handle = server.handle();
         tokio::select! {
             result = &mut server => {
+                stop_receiver().await;
                 background.stop().await;
                 return result;
             }
             () = shutdown => {}
         }
+        stop_receiver().await;
         tracing::info!("stopping: finishing the requests in flight and the background work");
         // Event streams never finish by themselves: they end now, cleanly, before the server
         // waits for its requests in flight.

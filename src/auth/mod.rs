@@ -7,6 +7,7 @@ pub mod links;
 pub mod login_token;
 pub mod password;
 pub mod personal_token;
+pub mod reply_address;
 pub mod scopes;
 
 pub use caller::{

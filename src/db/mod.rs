@@ -20,6 +20,7 @@ pub mod events;
 pub mod games;
 mod group_commit;
 pub mod idempotency;
+pub mod inbox;
 mod listen;
 pub mod models;
 pub mod moves;

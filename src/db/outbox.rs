@@ -24,6 +24,8 @@ pub struct Addressee {
     pub email: String,
     pub email_verified_at: Option<NaiveDateTime>,
     pub time_zone: String,
+    /// What the reply addresses of their mails are bound to (moves by mail).
+    pub session_version: i32,
 }
 
 /// Stores a new row.
@@ -167,6 +169,7 @@ pub fn claim_due(
                 users::email,
                 users::email_verified_at,
                 users::time_zone,
+                users::session_version,
             ),
         ))
         .load(conn)

@@ -315,6 +315,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    inbound_mail (id) {
+        id -> Text,
+        message_id -> Text,
+        webhook_id -> Nullable<Text>,
+        source -> Text,
+        envelope_from -> Nullable<Text>,
+        raw -> Binary,
+        status -> Text,
+        attempts -> Integer,
+        next_attempt_at -> Timestamp,
+        locked_until -> Nullable<Timestamp>,
+        received_at -> Timestamp,
+        processed_at -> Nullable<Timestamp>,
+        sender -> Nullable<Text>,
+        outcome -> Nullable<Text>,
+        answered -> Integer,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(conditional_notices -> users (user_id));
 diesel::joinable!(ratings -> users (user_id));
@@ -350,5 +370,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     sign_ins,
     ratings,
     rating_history,
-    conditional_notices
+    conditional_notices,
+    inbound_mail
 );

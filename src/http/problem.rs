@@ -32,6 +32,9 @@ pub enum ApiError {
     /// No valid credentials. Deliberately says nothing about which part was wrong.
     #[error("{0}")]
     Unauthorized(Unauthenticated),
+    /// A signed delivery (Standard Webhooks) whose signature is missing, wrong or too old.
+    #[error("{0}")]
+    BadSignature(&'static str),
     #[error("{0}")]
     Forbidden(String),
     /// A personal access token without the scope this needs.
@@ -160,6 +163,7 @@ impl ApiError {
                 "The request body is not of the media type this endpoint reads",
             ),
             ApiError::Unauthorized(_) => ("unauthorized", "Authentication required"),
+            ApiError::BadSignature(_) => ("invalid-signature", "The signature does not hold"),
             ApiError::Forbidden(_) => ("forbidden", "Not allowed"),
             ApiError::MissingScope { .. } => ("missing-scope", "The token lacks a scope"),
             ApiError::LoginTokenRequired(_) => {
@@ -224,7 +228,7 @@ impl ResponseError for ApiError {
             }
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized(_) | ApiError::BadSignature(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_)
             | ApiError::MissingScope { .. }
             | ApiError::LoginTokenRequired(_) => StatusCode::FORBIDDEN,
@@ -382,22 +386,18 @@ fn move_refused(refusal: Refusal, detail: String) -> ApiError {
 /// Conditional moves that cannot be stored. A refused move is the usual move problem, with the
 /// place of the move: `line_index` in the lines sent, `move_index` in its line (both from 0).
 fn plan_problem(problem: PlanProblem, detail: String) -> ApiError {
-    let rules = |slug, title| ApiError::Rules {
+    let slug = problem.slug();
+    let rules = |title| ApiError::Rules {
         slug,
         title,
         detail: detail.clone(),
         extra: Map::new(),
     };
     match problem {
-        PlanProblem::Unsupported => rules(
-            "conditional-moves-unsupported",
-            "This game has no conditional moves",
-        ),
-        PlanProblem::Disagree { lines } => rules(
-            "conditional-lines-disagree",
-            "Two lines answer the same moves differently",
-        )
-        .with("lines", lines),
+        PlanProblem::Unsupported => rules("This game has no conditional moves"),
+        PlanProblem::Disagree { lines } => {
+            rules("Two lines answer the same moves differently").with("lines", lines)
+        }
         PlanProblem::Move {
             line,
             index,

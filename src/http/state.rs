@@ -45,6 +45,16 @@ pub struct AppState {
     pub cors: AllowedOrigins,
     /// The server's places for connections and event streams.
     pub places: Arc<Places>,
+    /// Mail posted to `/api/v1/inbound/mail`: the secret its deliveries are signed with, and
+    /// the largest mail taken; none when that way in is off.
+    pub inbound: Option<InboundEndpoint>,
+}
+
+/// What the inbound mail endpoint checks.
+#[derive(Clone, Debug)]
+pub struct InboundEndpoint {
+    pub secret: crate::webhook::signature::Secret,
+    pub max_bytes: usize,
 }
 
 /// Vacation days per year when nothing else is configured.
@@ -76,6 +86,7 @@ impl AppState {
             webhooks: WebhookSettings::default(),
             cors: AllowedOrigins::None,
             places: Places::new(Capacity::UNLIMITED),
+            inbound: None,
             db,
         }
     }
@@ -87,6 +98,11 @@ impl AppState {
 
     pub fn with_webhooks(mut self, webhooks: WebhookSettings) -> Self {
         self.webhooks = webhooks;
+        self
+    }
+
+    pub fn with_inbound(mut self, inbound: Option<InboundEndpoint>) -> Self {
+        self.inbound = inbound;
         self
     }
 

@@ -42,10 +42,30 @@ pub struct OutgoingMail {
     pub rendered: Rendered,
     /// One-click unsubscribe link (RFC 8058); account mails such as password resets have none.
     pub unsubscribe_url: Option<String>,
+    /// Where a reply to this mail goes: an address that lets the reply play a move by mail.
+    pub reply_to: Option<String>,
+    /// The Message-ID of the mail this one answers, without `<>`, so that the reader's mail
+    /// program shows the answer under it (RFC 5322 §3.6.4).
+    pub in_reply_to: Option<String>,
+    /// That mail's own References, oldest first, without `<>`; its id is added after them.
+    pub references: Vec<String>,
+    /// Marks the mail as an automatic answer (RFC 3834), so that the reader's vacation notice
+    /// or filter never answers it back and starts a loop.
+    pub auto_reply: bool,
 }
 
 const LIST_UNSUBSCRIBE: HeaderName = HeaderName::new_from_ascii_str("List-Unsubscribe");
 const LIST_UNSUBSCRIBE_POST: HeaderName = HeaderName::new_from_ascii_str("List-Unsubscribe-Post");
+const AUTO_SUBMITTED: HeaderName = HeaderName::new_from_ascii_str("Auto-Submitted");
+
+/// A Message-ID's inside that can stand in a header: printable ASCII, no spaces or brackets.
+fn usable_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 250
+        && id
+            .chars()
+            .all(|c| c.is_ascii_graphic() && c != '<' && c != '>')
+}
 
 impl OutgoingMail {
     /// The Message-ID this mail is sent with, given the host of the public URL.
@@ -95,6 +115,32 @@ impl OutgoingMail {
                     LIST_UNSUBSCRIBE_POST,
                     "List-Unsubscribe=One-Click".to_owned(),
                 ));
+        }
+        if let Some(reply_to) = &self.reply_to {
+            let mailbox: Mailbox = reply_to.trim().parse().map_err(|e| {
+                DeliveryError::Permanent(format!("`{reply_to}` cannot be a Reply-To ({e})"))
+            })?;
+            builder = builder.reply_to(mailbox);
+        }
+        // An id that cannot stand between `<>` in a header is left out rather than failing the
+        // mail: the answer still matters more than its place in the thread.
+        let answered = self.in_reply_to.as_deref().filter(|id| usable_id(id));
+        let references: Vec<String> = self
+            .references
+            .iter()
+            .map(String::as_str)
+            .filter(|id| usable_id(id) && Some(*id) != answered)
+            .chain(answered)
+            .map(|id| format!("<{id}>"))
+            .collect();
+        if let Some(answered) = answered {
+            builder = builder.in_reply_to(format!("<{answered}>"));
+        }
+        if !references.is_empty() {
+            builder = builder.references(references.join(" "));
+        }
+        if self.auto_reply {
+            builder = builder.raw_header(HeaderValue::new(AUTO_SUBMITTED, "auto-replied".into()));
         }
         builder
             .multipart(self.body()?)
@@ -169,7 +215,89 @@ mod tests {
                 images: Vec::new(),
             },
             unsubscribe_url: Some("https://kuryr.example.org/unsubscribe/t".into()),
+            reply_to: None,
+            in_reply_to: None,
+            references: Vec::new(),
+            auto_reply: false,
         }
+    }
+
+    #[test]
+    fn an_answer_is_threaded_under_the_mail_it_answers_and_marked_automatic() {
+        let answer = OutgoingMail {
+            reply_to: Some("abc234@play.example.org".into()),
+            in_reply_to: Some("CAF=x.1@mail.gmail.com".into()),
+            references: vec![
+                "turn-1@kuryr.example.org".into(),
+                "bad id with spaces".into(),
+                "<bracketed@example.org>".into(),
+                "żółw@example.org".into(),
+                "CAF=x.1@mail.gmail.com".into(),
+            ],
+            auto_reply: true,
+            ..mail()
+        };
+        let raw = formatted(&answer).unwrap();
+        assert!(
+            raw.contains("Reply-To: abc234@play.example.org\r\n"),
+            "{raw}"
+        );
+        assert!(
+            raw.contains("In-Reply-To: <CAF=x.1@mail.gmail.com>\r\n"),
+            "{raw}"
+        );
+        // The original's References, then the original itself, once; unusable ids dropped.
+        assert!(
+            raw.contains("References: <turn-1@kuryr.example.org> <CAF=x.1@mail.gmail.com>\r\n"),
+            "{raw}"
+        );
+        assert!(raw.contains("Auto-Submitted: auto-replied\r\n"), "{raw}");
+
+        let plain = formatted(&mail()).unwrap();
+        for header in ["Reply-To", "In-Reply-To", "References", "Auto-Submitted"] {
+            assert!(!plain.contains(&format!("{header}:")), "{header}: {plain}");
+        }
+    }
+
+    #[test]
+    fn a_turn_mail_names_its_reply_address_and_starts_no_thread() {
+        let turn = OutgoingMail {
+            reply_to: Some("Kuryr <abc234@play.example.org>".into()),
+            ..mail()
+        };
+        let raw = formatted(&turn).unwrap();
+        assert!(
+            raw.contains("Reply-To: Kuryr <abc234@play.example.org>\r\n"),
+            "{raw}"
+        );
+        for header in ["In-Reply-To", "References", "Auto-Submitted"] {
+            assert!(!raw.contains(&format!("{header}:")), "{header}: {raw}");
+        }
+    }
+
+    #[test]
+    fn an_unusable_id_to_answer_leaves_the_thread_to_the_rest() {
+        let answer = OutgoingMail {
+            in_reply_to: Some("id with spaces@example.org".into()),
+            references: vec!["turn-1@kuryr.example.org".into()],
+            ..mail()
+        };
+        let raw = formatted(&answer).unwrap();
+        assert!(!raw.contains("In-Reply-To:"), "{raw}");
+        assert!(
+            raw.contains("References: <turn-1@kuryr.example.org>\r\n"),
+            "{raw}"
+        );
+
+        let nothing_usable = OutgoingMail {
+            in_reply_to: Some("<x>".into()),
+            references: vec![String::new(), "a\r\nBcc: eve@example.org".into()],
+            ..mail()
+        };
+        let raw = formatted(&nothing_usable).unwrap();
+        assert!(!raw.contains("In-Reply-To:"), "{raw}");
+        assert!(!raw.contains("References:"), "{raw}");
+        assert!(!raw.contains("Bcc:"), "{raw}");
     }
 
     fn from() -> Mailbox {
@@ -289,6 +417,14 @@ mod tests {
             },
             OutgoingMail {
                 unsubscribe_url: Some("https://x.example>\r\nBcc: eve@example.org".into()),
+                ..mail()
+            },
+            OutgoingMail {
+                reply_to: Some("not an address>\r\nBcc: eve@example.org".into()),
+                ..mail()
+            },
+            OutgoingMail {
+                reply_to: Some("play.example.org".into()),
                 ..mail()
             },
         ];

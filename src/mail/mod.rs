@@ -8,8 +8,10 @@
 //! [`Mailer::send`], which says whether a failure is worth retrying.
 
 pub mod address;
+pub mod inbound;
 pub mod message;
 pub mod pictures;
+pub mod receiver;
 pub mod templates;
 pub mod transport;
 
@@ -17,7 +19,8 @@ pub use message::{DeliveryError, OutgoingMail};
 pub use pictures::{BoardImage, BoardPictures, InlineImage};
 pub use templates::{
     ChallengeAccepted, ChallengeReceived, ConditionalPlayed, DeadlineReminder, Digest, DigestGame,
-    DrawOffered, EmailChanged, Footer, GameOver, Notification, Outcome, PasswordReset, RenderError,
-    Rendered, Timeout, VerifyEmail, WebhookDisabled, YourTurn,
+    DrawOffered, EmailChanged, Footer, GameOver, MailAnswer, MailReply, Notification, Outcome,
+    PasswordReset, RenderError, Rendered, ReplyFor, Timeout, VerifyEmail, WebhookDisabled,
+    YourTurn,
 };
 pub use transport::{MailConfigError, MailSettings, Mailer, SmtpUrl};

@@ -1,6 +1,8 @@
 //! What each notification says: minijinja templates under `templates/`, compiled into the
 //! binary, one `.txt` and one `.html` per kind. The `.txt` template also holds the subject as its
-//! `subject` block. HTML templates escape every value; text ones do not need to.
+//! `subject` block. HTML templates escape every value; text ones do not need to. A reply address
+//! is left out of the data when there is none (older stored mails have none either), so the
+//! templates ask whether `reply_address is defined`.
 
 use std::sync::LazyLock;
 
@@ -50,6 +52,8 @@ pub enum Notification {
     Timeout(Timeout),
     Digest(Digest),
     ConditionalPlayed(ConditionalPlayed),
+    /// Boxed: with its board and its thread it is several times the size of any other kind.
+    MailReply(Box<MailReply>),
     VerifyEmail(VerifyEmail),
     PasswordReset(PasswordReset),
     EmailChanged(EmailChanged),
@@ -76,6 +80,12 @@ pub struct YourTurn {
     #[serde(default, deserialize_with = "board_image_or_address")]
     pub board_image: Option<BoardImage>,
     pub game_url: String,
+    /// The move this mail asks for, which a reply to it may play (moves by mail).
+    #[serde(default)]
+    pub reply: Option<ReplyFor>,
+    /// Where that reply goes, signed into its address when the mail is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_address: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +107,12 @@ pub struct ChallengeAccepted {
     pub game_url: String,
     /// Whether the recipient (the challenger) has the first move.
     pub your_move: bool,
+    /// The first move, when it is the recipient's, which a reply to this mail may play.
+    #[serde(default)]
+    pub reply: Option<ReplyFor>,
+    /// Where that reply goes, signed into its address when the mail is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_address: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,6 +161,12 @@ pub struct DeadlineReminder {
     #[serde(default)]
     pub board_image: Option<BoardImage>,
     pub game_url: String,
+    /// The move this mail asks for, which a reply to it may play (moves by mail).
+    #[serde(default)]
+    pub reply: Option<ReplyFor>,
+    /// Where that reply goes, signed into its address when the mail is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_address: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,6 +226,99 @@ pub struct DigestGame {
     #[serde(default)]
     pub board_image: Option<BoardImage>,
     pub game_url: String,
+    /// The move this mail asks for, which a reply to it may play (moves by mail).
+    #[serde(default)]
+    pub reply: Option<ReplyFor>,
+    /// Where that reply goes, signed into its address when the mail is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_address: Option<String>,
+}
+
+/// The move a mail asks for, which a reply to it may play: signed into its reply address when
+/// the mail is sent, with the recipient's session generation then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplyFor {
+    pub game_id: String,
+    pub black: bool,
+    pub ply: u32,
+}
+
+/// The server's answer to a player's reply: what it did, and the game as it is now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MailReply {
+    /// The game's display name, "Cheversi"; empty when the reply named none of the reader's
+    /// games.
+    pub game: String,
+    pub opponent: String,
+    /// The subject of the player's mail, answered as "Re: …" (as it is when it already starts
+    /// with "Re:"); without one the answer names the game.
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// The line read as the command, as the player wrote it.
+    pub wrote: String,
+    pub answer: MailAnswer,
+    /// The move number of the position shown (its ply + 1).
+    pub move_number: u32,
+    #[serde(default)]
+    pub board: Option<String>,
+    #[serde(default)]
+    pub board_image: Option<BoardImage>,
+    /// The next deadline, in the reader's zone.
+    #[serde(default)]
+    pub deadline: Option<String>,
+    /// Whether it is the reader's move in the position shown.
+    pub your_turn: bool,
+    pub game_url: String,
+    /// The Message-ID of the player's mail (without `<>`), and its References, oldest first.
+    #[serde(default)]
+    pub in_reply_to: Option<String>,
+    #[serde(default)]
+    pub references: Vec<String>,
+    /// The move a reply to this answer may play next, while the game goes on: a refused move
+    /// can be tried again, and a player whose move was played may plan conditional moves.
+    #[serde(default)]
+    pub reply: Option<ReplyFor>,
+    /// Where that reply goes, signed into its address when the mail is sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_address: Option<String>,
+}
+
+/// What a reply came to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum MailAnswer {
+    /// What it did, in words: "Your move d3 was played."
+    Done { summary: String },
+    /// Nothing was played: the API's problem type, the reason, and the legal moves when the
+    /// rules refused a move.
+    Refused {
+        problem: String,
+        reason: String,
+        #[serde(default)]
+        legal_moves: Vec<String>,
+    },
+}
+
+/// The legal moves a refusal lists at most; the rest are counted.
+const LISTED_MOVES: usize = 60;
+
+impl MailReply {
+    /// "Re: " and the player's subject, as mail programs answer, so that theirs files the answer
+    /// with the mail it answers; a subject already answered ("RE:", "re:") is not answered twice.
+    fn subject_line(&self) -> String {
+        match self.subject.as_deref().map(str::trim) {
+            Some(subject)
+                if subject
+                    .get(..3)
+                    .is_some_and(|start| start.eq_ignore_ascii_case("re:")) =>
+            {
+                subject.to_owned()
+            }
+            Some(subject) if !subject.is_empty() => format!("Re: {subject}"),
+            _ if self.game.is_empty() => "Re: your move by mail".to_owned(),
+            _ => format!("Re: your {} game against {}", self.game, self.opponent),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,10 +383,67 @@ impl Notification {
             Notification::Timeout(_) => "timeout",
             Notification::Digest(_) => "digest",
             Notification::ConditionalPlayed(_) => "conditional_played",
+            Notification::MailReply(_) => "mail_reply",
             Notification::VerifyEmail(_) => "verify_email",
             Notification::PasswordReset(_) => "password_reset",
             Notification::EmailChanged(_) => "email_changed",
             Notification::WebhookDisabled(_) => "webhook_disabled",
+        }
+    }
+
+    /// Fills in the reply address of every part that asks for a move.
+    pub fn address_replies(&mut self, address: impl Fn(&ReplyFor) -> Option<String>) {
+        let fill = |reply: &Option<ReplyFor>, to: &mut Option<String>| {
+            *to = reply.as_ref().and_then(&address);
+        };
+        match self {
+            Notification::YourTurn(turn) => fill(&turn.reply, &mut turn.reply_address),
+            Notification::ChallengeAccepted(accepted) => {
+                fill(&accepted.reply, &mut accepted.reply_address)
+            }
+            Notification::DeadlineReminder(reminder) => {
+                fill(&reminder.reply, &mut reminder.reply_address)
+            }
+            Notification::MailReply(answer) => fill(&answer.reply, &mut answer.reply_address),
+            Notification::Digest(digest) => {
+                for entry in &mut digest.games {
+                    fill(&entry.reply, &mut entry.reply_address);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The mail's `Reply-To`: the reply address of a mail about one move; a digest's only when
+    /// exactly one of its games has one (each game shows its own address).
+    pub fn reply_to(&self) -> Option<&str> {
+        match self {
+            Notification::YourTurn(turn) => turn.reply_address.as_deref(),
+            Notification::ChallengeAccepted(accepted) => accepted.reply_address.as_deref(),
+            Notification::DeadlineReminder(reminder) => reminder.reply_address.as_deref(),
+            Notification::MailReply(answer) => answer.reply_address.as_deref(),
+            Notification::Digest(digest) => {
+                let mut addresses = digest
+                    .games
+                    .iter()
+                    .filter_map(|entry| entry.reply_address.as_deref());
+                match (addresses.next(), addresses.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The mail this one answers, and that mail's References: an answer to a player's reply.
+    pub fn thread(&self) -> Option<(&str, &[String])> {
+        match self {
+            Notification::MailReply(answer) => answer
+                .in_reply_to
+                .as_deref()
+                .map(|id| (id, answer.references.as_slice())),
+            _ => None,
         }
     }
 
@@ -281,6 +453,7 @@ impl Notification {
         match self {
             Notification::YourTurn(turn) => turn.board_image.iter().collect(),
             Notification::DeadlineReminder(reminder) => reminder.board_image.iter().collect(),
+            Notification::MailReply(answer) => answer.board_image.iter().collect(),
             Notification::Digest(digest) => digest
                 .games
                 .iter()
@@ -323,6 +496,9 @@ impl Notification {
             Notification::DeadlineReminder(reminder) => {
                 (content_id_of(reminder.board_image.as_ref()), Vec::new())
             }
+            Notification::MailReply(answer) => {
+                (content_id_of(answer.board_image.as_ref()), Vec::new())
+            }
             Notification::Digest(digest) => (
                 None,
                 digest
@@ -337,7 +513,24 @@ impl Notification {
             ..Value::from(Serde(self)),
             ..Value::from(Serde(footer)),
         };
-        let context = context! { board_picture, board_pictures, ..words };
+        let (reply_subject, listed_moves, more_moves) = match self {
+            Notification::MailReply(answer) => {
+                let moves = match &answer.answer {
+                    MailAnswer::Refused { legal_moves, .. } => legal_moves.as_slice(),
+                    MailAnswer::Done { .. } => &[],
+                };
+                let listed = &moves[..moves.len().min(LISTED_MOVES)];
+                (
+                    Some(answer.subject_line()),
+                    listed.join(", "),
+                    moves.len() - listed.len(),
+                )
+            }
+            _ => (None, String::new(), 0),
+        };
+        let context = context! {
+            board_picture, board_pictures, reply_subject, listed_moves, more_moves, ..words
+        };
         let text_template = TEMPLATES
             .get_template(&format!("{kind}.txt"))
             .map_err(failed)?;
@@ -475,6 +668,10 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "digest.html",
         "conditional_played.txt",
         "conditional_played.html",
+        "_reply.txt",
+        "_reply.html",
+        "mail_reply.txt",
+        "mail_reply.html",
         "verify_email.txt",
         "verify_email.html",
         "password_reset.txt",
@@ -520,6 +717,8 @@ mod tests {
             legal_moves: 7,
             board_image: Some(cubulus_board("x")),
             game_url: "https://kuryr.example.org/games/0190".into(),
+            reply: None,
+            reply_address: None,
         })
     }
 
@@ -544,6 +743,412 @@ mod tests {
         }
     }
 
+    fn mail_reply(opponent: &str, answer: MailAnswer) -> MailReply {
+        MailReply {
+            game: "Cheversi".into(),
+            opponent: opponent.into(),
+            subject: Some(format!("Cheversi vs {opponent} — your move (move 1)")),
+            wrote: "ka1".into(),
+            answer,
+            move_number: 2,
+            board: Some(BOARD.into()),
+            board_image: Some(cubulus_board("m")),
+            deadline: None,
+            your_turn: false,
+            game_url: "https://kuryr.example.org/games/m1".into(),
+            in_reply_to: Some("CAF.1@mail.example.com".into()),
+            references: Vec::new(),
+            reply: None,
+            reply_address: None,
+        }
+    }
+
+    const HINT: &str = "To play by mail, reply to this mail with your move on the first line \
+                        (or roll, double, take, drop, draw, decline, or resign yes).";
+
+    fn reply_for(game_id: &str, ply: u32) -> Option<ReplyFor> {
+        Some(ReplyFor {
+            game_id: game_id.into(),
+            black: ply % 2 == 1,
+            ply,
+        })
+    }
+
+    /// Signs nothing: the address shows which move it was made for.
+    fn address_of(reply: &ReplyFor) -> Option<String> {
+        Some(format!("{}-{}@play.example.org", reply.game_id, reply.ply))
+    }
+
+    #[test]
+    fn an_answer_says_what_was_played_and_shows_the_game_as_it_is_now() {
+        let done = Notification::MailReply(Box::new(mail_reply(
+            "bob",
+            MailAnswer::Done {
+                summary: "Your move KA1 was played.".into(),
+            },
+        )));
+        assert_eq!(done.boards(), [&cubulus_board("m")]);
+        let mut pictures = BoardPictures::default();
+        pictures.add(cubulus_board("m"), picture("board.m.m@kuryr.example.org"));
+        let rendered = done.render_with_pictures(&footer(), &pictures).unwrap();
+        assert_eq!(rendered.images, [picture("board.m.m@kuryr.example.org")]);
+        let text = one_line(&rendered.text);
+        for needle in [
+            "You wrote: ka1",
+            "Your move KA1 was played.",
+            "Cheversi against bob, move 2.",
+            "The game: https://kuryr.example.org/games/m1",
+            "you sent a mail to a Kuryr reply address",
+        ] {
+            assert!(text.contains(needle), "{needle:?}:\n{}", rendered.text);
+        }
+        assert!(rendered.text.contains(BOARD), "{}", rendered.text);
+        assert!(!text.contains("Nothing was played"), "{text}");
+        let html = &rendered.html;
+        assert!(html.contains("<code>ka1</code>"), "{html}");
+        assert!(html.contains("Your move KA1 was played."), "{html}");
+        assert!(
+            html.find("cid:board.m.m@kuryr.example.org") < html.find("<pre"),
+            "{html}"
+        );
+
+        // When the move is the reader's again, the mail says so and when it is due.
+        let again = Notification::MailReply(Box::new(MailReply {
+            your_turn: true,
+            deadline: Some("Tue 24 Nov 2026 18:00 CET".into()),
+            ..mail_reply(
+                "bob",
+                MailAnswer::Done {
+                    summary: "You declined the draw.".into(),
+                },
+            )
+        }))
+        .render(&footer())
+        .unwrap();
+        assert!(
+            one_line(&again.text).contains(
+                "It is your move in Cheversi against bob (move 2). Your move is due by Tue 24 \
+                 Nov 2026 18:00 CET."
+            ),
+            "{}",
+            again.text
+        );
+    }
+
+    #[test]
+    fn an_answer_says_what_was_refused_and_lists_the_legal_moves_up_to_sixty() {
+        let moves: Vec<String> = (0..75).map(|n| format!("m{n}")).collect();
+        let refused = Notification::MailReply(Box::new(MailReply {
+            your_turn: true,
+            ..mail_reply(
+                "bob",
+                MailAnswer::Refused {
+                    problem: "illegal-move".into(),
+                    reason: "`Zz9` is not a legal move here".into(),
+                    legal_moves: moves.clone(),
+                },
+            )
+        }));
+        let rendered = refused.render(&footer()).unwrap();
+        let text = one_line(&rendered.text);
+        assert!(
+            text.contains("Nothing was played: `Zz9` is not a legal move here."),
+            "{text}"
+        );
+        assert!(text.contains("Legal moves: m0, m1,"), "{text}");
+        assert!(text.contains("m59, and 15 more."), "{text}");
+        assert!(!text.contains("m60"), "{text}");
+        let html = &rendered.html;
+        assert!(html.contains("`Zz9` is not a legal move here."), "{html}");
+        assert!(html.contains("m59</code>, and 15 more."), "{html}");
+        assert!(!html.contains("m60"), "{html}");
+
+        // Sixty are listed whole; a reason that is already a sentence keeps its one full stop;
+        // a refusal with no moves to offer lists none.
+        let sixty = Notification::MailReply(Box::new(mail_reply(
+            "bob",
+            MailAnswer::Refused {
+                problem: "illegal-move".into(),
+                reason: "That is not a legal move.".into(),
+                legal_moves: moves[..60].to_vec(),
+            },
+        )))
+        .render(&footer())
+        .unwrap();
+        let text = one_line(&sixty.text);
+        assert!(text.contains("m58, m59."), "{text}");
+        assert!(!text.contains("more"), "{text}");
+        assert!(text.contains("That is not a legal move. "), "{text}");
+        assert!(!text.contains(".."), "{text}");
+        let none = Notification::MailReply(Box::new(mail_reply(
+            "bob",
+            MailAnswer::Refused {
+                problem: "ply-mismatch".into(),
+                reason: "the game has moved on: it is now move 3".into(),
+                legal_moves: Vec::new(),
+            },
+        )))
+        .render(&footer())
+        .unwrap();
+        assert!(
+            one_line(&none.text)
+                .contains("Nothing was played: the game has moved on: it is now move 3."),
+            "{}",
+            none.text
+        );
+        assert!(!none.text.contains("Legal moves"), "{}", none.text);
+        assert!(!none.html.contains("Legal moves"), "{}", none.html);
+    }
+
+    #[test]
+    fn an_answer_is_titled_re_the_players_subject_once() {
+        let subject_of = |subject: Option<&str>| {
+            Notification::MailReply(Box::new(MailReply {
+                subject: subject.map(str::to_owned),
+                ..mail_reply(
+                    "bob",
+                    MailAnswer::Done {
+                        summary: "Your move KA1 was played.".into(),
+                    },
+                )
+            }))
+            .render(&footer())
+            .unwrap()
+            .subject
+        };
+        assert_eq!(
+            subject_of(Some("Cheversi vs bob — your move (move 1)")),
+            "Re: Cheversi vs bob — your move (move 1)"
+        );
+        for answered in [
+            "Re: the game",
+            "RE: the game",
+            "re:the game",
+            "rE: the game",
+        ] {
+            assert_eq!(subject_of(Some(answered)), answered);
+        }
+        assert_eq!(subject_of(Some("  Re: padded  ")), "Re: padded");
+        assert_eq!(subject_of(Some("Reply")), "Re: Reply");
+        // A short subject, or one whose third byte falls inside a letter, is answered whole.
+        assert_eq!(subject_of(Some("Ré")), "Re: Ré");
+        assert_eq!(subject_of(Some("aaé")), "Re: aaé");
+        assert_eq!(
+            subject_of(Some("Fwd\r\nBcc: eve@example.org")),
+            "Re: Fwd Bcc: eve@example.org"
+        );
+        for none in [None, Some(""), Some("   ")] {
+            assert_eq!(subject_of(none), "Re: your Cheversi game against bob");
+        }
+        let about_no_game = Notification::MailReply(Box::new(MailReply {
+            game: String::new(),
+            subject: None,
+            ..mail_reply(
+                "",
+                MailAnswer::Refused {
+                    problem: "no-command".into(),
+                    reason: "no command was found on the first line of your reply".into(),
+                    legal_moves: Vec::new(),
+                },
+            )
+        }))
+        .render(&footer())
+        .unwrap();
+        assert_eq!(about_no_game.subject, "Re: your move by mail");
+        assert!(
+            !about_no_game.text.contains(BOARD),
+            "{}",
+            about_no_game.text
+        );
+    }
+
+    #[test]
+    fn an_answer_threads_under_the_players_mail_and_survives_the_outbox() {
+        let mut answer = Notification::MailReply(Box::new(MailReply {
+            references: vec!["turn-1@kuryr.example.org".into()],
+            reply: reply_for("m1", 2),
+            ..mail_reply(
+                "bob",
+                MailAnswer::Refused {
+                    problem: "illegal-move".into(),
+                    reason: "`Zz9` is not a legal move here".into(),
+                    legal_moves: vec!["ka1".into(), "kb2".into()],
+                },
+            )
+        }));
+        let references = ["turn-1@kuryr.example.org".to_owned()];
+        assert_eq!(
+            answer.thread(),
+            Some(("CAF.1@mail.example.com", &references[..]))
+        );
+        assert_eq!(answer.reply_to(), None);
+        let json = serde_json::to_value(&answer).unwrap();
+        assert_eq!(json["kind"], "mail_reply");
+        assert_eq!(json["answer"]["outcome"], "refused");
+        assert!(json.get("reply_address").is_none(), "{json}");
+        assert_eq!(
+            serde_json::from_value::<Notification>(json).unwrap(),
+            answer
+        );
+
+        answer.address_replies(address_of);
+        assert_eq!(answer.reply_to(), Some("m1-2@play.example.org"));
+        let json = serde_json::to_string(&answer).unwrap();
+        assert_eq!(serde_json::from_str::<Notification>(&json).unwrap(), answer);
+
+        // Other mails start no thread.
+        for (notification, _, _) in every_kind("alice") {
+            if !matches!(notification, Notification::MailReply(_)) {
+                assert_eq!(notification.thread(), None, "{}", notification.kind());
+            }
+        }
+    }
+
+    #[test]
+    fn the_hint_to_reply_by_mail_comes_only_with_an_address() {
+        let kinds = every_kind("alice");
+        let asking: Vec<Notification> = kinds
+            .into_iter()
+            .map(|(notification, _, _)| notification)
+            .filter(|n| {
+                matches!(
+                    n,
+                    Notification::YourTurn(_)
+                        | Notification::DeadlineReminder(_)
+                        | Notification::MailReply(_)
+                )
+            })
+            .collect();
+        assert_eq!(asking.len(), 3);
+        for mut notification in asking {
+            let kind = notification.kind();
+            // No move to sign: nothing to address, and nothing said about replying.
+            notification.address_replies(address_of);
+            assert_eq!(notification.reply_to(), None, "{kind}");
+            let rendered = notification.render(&footer()).unwrap();
+            assert!(
+                !rendered.text.contains("by mail"),
+                "{kind}: {}",
+                rendered.text
+            );
+            assert!(
+                !rendered.html.contains("by mail"),
+                "{kind}: {}",
+                rendered.html
+            );
+
+            match &mut notification {
+                Notification::YourTurn(turn) => turn.reply = reply_for("t", 13),
+                Notification::DeadlineReminder(reminder) => reminder.reply = reply_for("t", 13),
+                Notification::MailReply(answer) => {
+                    answer.reply = reply_for("t", 13);
+                    answer.your_turn = true;
+                }
+                _ => unreachable!(),
+            }
+            // Without a way to sign it the move is still not addressed.
+            notification.address_replies(|_| None);
+            assert_eq!(notification.reply_to(), None, "{kind}");
+            assert!(
+                !notification
+                    .render(&footer())
+                    .unwrap()
+                    .text
+                    .contains("by mail")
+            );
+
+            notification.address_replies(address_of);
+            assert_eq!(
+                notification.reply_to(),
+                Some("t-13@play.example.org"),
+                "{kind}"
+            );
+            let rendered = notification.render(&footer()).unwrap();
+            assert!(
+                one_line(&rendered.text).contains(HINT),
+                "{kind}: {}",
+                rendered.text
+            );
+            assert!(
+                rendered.html.contains(
+                    "To play by mail, reply to this mail with your move on the first line"
+                ),
+                "{kind}: {}",
+                rendered.html
+            );
+            assert!(rendered.html.contains("<code>resign yes</code>"), "{kind}");
+            // The address itself is the mail's Reply-To: answering is all it takes.
+            assert!(
+                !rendered.text.contains("t-13@"),
+                "{kind}: {}",
+                rendered.text
+            );
+        }
+    }
+
+    #[test]
+    fn a_digest_names_its_reply_address_only_when_it_has_one_game_with_one() {
+        let entry = |n: u32| DigestGame {
+            reply: reply_for(&format!("g{n}"), n),
+            ..digest_game("bob", n, None)
+        };
+        let mut one = Notification::Digest(Digest {
+            games: vec![entry(3), digest_game("carol", 4, None)],
+            replies: Vec::new(),
+        });
+        one.address_replies(address_of);
+        assert_eq!(one.reply_to(), Some("g3-3@play.example.org"));
+        let rendered = one.render(&footer()).unwrap();
+        let text = one_line(&rendered.text);
+        assert!(
+            text.contains(
+                "Reply to g3-3@play.example.org with your move on the first line to play this \
+                 game by mail."
+            ),
+            "{}",
+            rendered.text
+        );
+        assert_eq!(text.matches("by mail").count(), 1, "{}", rendered.text);
+        assert!(
+            rendered.html.contains(
+                "<a href=\"mailto:g3-3@play.example.org\" style=\"color: #2d5f8b;\">\
+                 g3-3@play.example.org</a>"
+            ),
+            "{}",
+            rendered.html
+        );
+        assert_eq!(rendered.html.matches("mailto:").count(), 1);
+
+        // Two games to play by mail: each names its own, and the mail's Reply-To neither.
+        let mut two = Notification::Digest(Digest {
+            games: vec![entry(3), entry(5)],
+            replies: Vec::new(),
+        });
+        two.address_replies(address_of);
+        assert_eq!(two.reply_to(), None);
+        let rendered = two.render(&footer()).unwrap();
+        let text = one_line(&rendered.text);
+        for address in ["g3-3@play.example.org", "g5-5@play.example.org"] {
+            assert!(text.contains(address), "{}", rendered.text);
+            assert!(
+                rendered.html.contains(&format!("mailto:{address}")),
+                "{}",
+                rendered.html
+            );
+        }
+
+        // None to play by mail: the digest reads as it always did.
+        let mut none = Notification::Digest(Digest {
+            games: vec![digest_game("bob", 3, None)],
+            replies: Vec::new(),
+        });
+        none.address_replies(address_of);
+        assert_eq!(none.reply_to(), None);
+        let rendered = none.render(&footer()).unwrap();
+        assert!(!rendered.text.contains("by mail"), "{}", rendered.text);
+        assert!(!rendered.html.contains("mailto:"), "{}", rendered.html);
+    }
+
     fn digest_game(opponent: &str, move_number: u32, deadline: Option<&str>) -> DigestGame {
         DigestGame {
             game: "Cheversi".into(),
@@ -553,6 +1158,8 @@ mod tests {
             board: Some(BOARD.into()),
             board_image: Some(cubulus_board(&format!("p{move_number}"))),
             game_url: format!("https://kuryr.example.org/games/{move_number}"),
+            reply: None,
+            reply_address: None,
         }
     }
 
@@ -586,6 +1193,8 @@ mod tests {
                     game: "Cheversi".into(),
                     game_url: "https://kuryr.example.org/games/5".into(),
                     your_move: true,
+                    reply: None,
+                    reply_address: None,
                 }),
                 "Cheversi vs OPP — challenge accepted, your move",
                 vec![
@@ -630,6 +1239,8 @@ mod tests {
                     board: Some(BOARD.into()),
                     board_image: Some(cubulus_board("x")),
                     game_url: "https://kuryr.example.org/games/8".into(),
+                    reply: None,
+                    reply_address: None,
                 }),
                 "Cubulus vs OPP — 24 hours left for move 14",
                 vec![
@@ -677,6 +1288,21 @@ mod tests {
                     "e5",
                     "2 lines left.",
                     "/games/c15",
+                ],
+            ),
+            (
+                Notification::MailReply(Box::new(mail_reply(
+                    opponent,
+                    MailAnswer::Done {
+                        summary: "Your move KA1 was played.".into(),
+                    },
+                ))),
+                "Re: Cheversi vs OPP — your move (move 1)",
+                vec![
+                    "You wrote:",
+                    "ka1",
+                    "Your move KA1 was played.",
+                    "/games/m1",
                 ],
             ),
             (
@@ -755,7 +1381,7 @@ mod tests {
     #[test]
     fn every_kind_renders_its_subject_and_content_in_both_parts() {
         let kinds = every_kind("alice");
-        assert_eq!(kinds.len(), 13, "one sample per Notification variant");
+        assert_eq!(kinds.len(), 14, "one sample per Notification variant");
         for (notification, subject, needles) in kinds {
             let rendered = notification.render(&footer()).unwrap();
             let kind = notification.kind();

@@ -42,3 +42,7 @@ pub use game::{Game, OptionSpec};
 pub use kind::{GameKind, UnknownGame};
 pub use outcome::{EndReason, Outcome};
 pub use side::Side;
+
+/// The longest move text worth reading: no move of any game here is nearly as long, and reading
+/// a longer one would cost an engine for nothing.
+pub const MAX_MOVE_CHARS: usize = 200;

@@ -452,6 +452,7 @@ pub async fn accept(
         happened.extend(event_log::turn_of(&details, &view)?);
         event_log::record(conn, happened, now.naive_utc())?;
         let to = recipient(conn, &challenge.challenger_id)?;
+        let your_move = details.game.to_move_id() == Some(challenge.challenger_id.as_str());
         let accepted = mail::Notification::ChallengeAccepted(mail::ChallengeAccepted {
             opponent: user.username.clone(),
             game: kind
@@ -459,7 +460,16 @@ pub async fn accept(
                 .map_or(kind.id(), |engine| engine.name())
                 .to_owned(),
             game_url: notifier.game_url(&details.game.id),
-            your_move: details.game.to_move_id() == Some(challenge.challenger_id.as_str()),
+            your_move,
+            reply: your_move
+                .then(|| notifier.replies())
+                .flatten()
+                .map(|_| mail::ReplyFor {
+                    game_id: details.game.id.clone(),
+                    black: black == challenge.challenger_id,
+                    ply: u32::try_from(details.game.ply).unwrap_or(0),
+                }),
+            reply_address: None,
         });
         enqueue(conn, &to, accepted, Some(&details.game.id), now)?;
         Ok(details)

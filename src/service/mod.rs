@@ -23,6 +23,7 @@ pub mod credentials;
 pub mod events;
 pub mod games;
 pub mod idempotency;
+pub mod inbox;
 pub mod notification_settings;
 pub mod outbox;
 pub mod players;

@@ -244,7 +244,7 @@ async fn send_one(
     let payload: OutboxPayload = serde_json::from_str(&row.payload).map_err(|e| {
         DeliveryError::Permanent(format!("the stored notification is unreadable: {e}"))
     })?;
-    let notification = match payload {
+    let mut notification = match payload {
         OutboxPayload::Ready(notification) => notification,
         // The board and the legal moves are worked out now, outside the move's transaction; the
         // deadline is shown in the zone the reader has now.
@@ -252,14 +252,21 @@ async fn send_one(
             your_turn.notification(notifier, crate::clock::zone_or_utc(&claimed.to.time_zone))
         }
     };
-    // Mail that answers something about the account itself has no setting to switch it off,
-    // so no unsubscribe link either.
+    // Mail that answers something about the account itself, or the reader's own mail, has no
+    // setting to switch it off, so no unsubscribe link either.
     let account_mail = matches!(
         notification,
         Notification::VerifyEmail(_)
             | Notification::PasswordReset(_)
             | Notification::WebhookDisabled(_)
+            | Notification::MailReply(_)
     );
+    // A reply address holds the reader's session generation as it is now: a password changed
+    // or every session ended since the mail was written is already taken into account.
+    if let Some(replies) = notifier.replies() {
+        let generation = claimed.to.session_version;
+        notification.address_replies(|reply| replies.address(reply, generation));
+    }
     // A confirmation goes to the address it confirms; anything else goes to the user's address
     // as it is now, and only while it is confirmed.
     let to_address = if matches!(notification, Notification::VerifyEmail(_)) {
@@ -294,6 +301,15 @@ async fn send_one(
         to_name: claimed.to.username.clone(),
         rendered,
         unsubscribe_url,
+        reply_to: notification.reply_to().map(str::to_owned),
+        in_reply_to: notification.thread().map(|(id, _)| id.to_owned()),
+        references: notification
+            .thread()
+            .map(|(_, references)| references.to_vec())
+            .unwrap_or_default(),
+        // An answer to the reader's own mail is automatic: their vacation notice must not
+        // answer it back.
+        auto_reply: matches!(notification, Notification::MailReply(_)),
     };
     mailer.send(&mail).await
 }

@@ -13,11 +13,11 @@ use serde::{Deserialize, Serialize};
 use crate::board;
 use crate::clock::zone::{format_deadline, parse_zone};
 use crate::http::AppState;
+use crate::rules::MAX_MOVE_CHARS;
 use crate::rules::{GameKind, Side};
 use crate::service::challenges::{self, Direction};
 use crate::service::conditional::{self, PlanRequest};
 use crate::service::games::{self, DrawAction, DrawRequest, MoveRequest, StatusFilter};
-use crate::service::model::conditional::{MAX_LINE_MOVES, MAX_LINES};
 use crate::service::model::error::ServiceError;
 use crate::service::model::game::GameDetails;
 use crate::service::model::game::GameResult;
@@ -28,9 +28,6 @@ use crate::web::error::WebError;
 use crate::web::forms;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{MaybeVisitor, Visitor};
-
-/// The longest move text worth reading, as the API has it.
-const MAX_MOVE_CHARS: usize = 200;
 
 /// An instant as a person reads it, and as `<time datetime>` holds it.
 #[derive(Serialize)]
@@ -412,34 +409,11 @@ struct Planner {
 }
 
 /// The lines in the box: one per row, the moves separated by spaces; empty rows are skipped.
-fn plan_lines(text: &str) -> Result<Vec<Vec<String>>, String> {
-    let lines: Vec<Vec<String>> = text
-        .lines()
+fn plan_lines(text: &str) -> Vec<Vec<String>> {
+    text.lines()
         .map(|row| row.split_whitespace().map(str::to_owned).collect())
         .filter(|line: &Vec<String>| !line.is_empty())
-        .collect();
-    if lines.len() > MAX_LINES {
-        return Err(format!(
-            "A plan holds at most {MAX_LINES} lines; this one has {}.",
-            lines.len()
-        ));
-    }
-    for (number, line) in lines.iter().enumerate() {
-        if line.len() > MAX_LINE_MOVES {
-            return Err(format!(
-                "Line {} has {} moves; a line holds at most {MAX_LINE_MOVES}.",
-                number + 1,
-                line.len()
-            ));
-        }
-        if line.iter().any(|mv| mv.chars().count() > MAX_MOVE_CHARS) {
-            return Err(format!(
-                "Line {}: a move is at most {MAX_MOVE_CHARS} characters.",
-                number + 1
-            ));
-        }
-    }
-    Ok(lines)
+        .collect()
 }
 
 /// Lines as the box shows them.
@@ -827,26 +801,14 @@ pub async fn plan(
                     message: "The form could not be read (ply). Reload the page and try again."
                         .into(),
                 })?;
-            match plan_lines(&form.lines) {
-                Err(message) => {
-                    let shown = PlanShown {
-                        problem: Some((StatusCode::UNPROCESSABLE_ENTITY, message)),
-                        sent: Some(form.lines),
-                        notice: None,
-                    };
-                    return game_page(&req, &state, Some(&visitor), id, None, None, shown).await;
-                }
-                Ok(lines) => {
-                    let request = PlanRequest {
-                        game_id: id.clone(),
-                        ply,
-                        lines,
-                    };
-                    match conditional::put(&state.db, visitor.user.clone(), request).await {
-                        Ok(_) => return done("saved"),
-                        Err(error) => error,
-                    }
-                }
+            let request = PlanRequest {
+                game_id: id.clone(),
+                ply,
+                lines: plan_lines(&form.lines),
+            };
+            match conditional::put(&state.db, visitor.user.clone(), request).await {
+                Ok(_) => return done("saved"),
+                Err(error) => error,
             }
         }
         _ => return Err(WebError::not_found("There is no such plan action.")),

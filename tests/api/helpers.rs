@@ -184,12 +184,20 @@ impl TestApp {
     /// Another server process on the same database and clock: what a restart, or a second
     /// process beside the first, sees. Nothing is shared with `self` but the stored data.
     pub async fn another_process(&self) -> TestApp {
+        self.another_process_with(|state| state).await
+    }
+
+    /// [`TestApp::another_process`] with its state changed first, as `spawn_app_with` does.
+    pub async fn another_process_with(
+        &self,
+        customize: impl FnOnce(AppState) -> AppState,
+    ) -> TestApp {
         start_app(
             self.db.url().clone(),
             self._storage.clone(),
             self.clock.clone(),
             self.state.hasher.settings(),
-            |state| state,
+            customize,
         )
         .await
     }

@@ -40,6 +40,8 @@ fn your_turn_mail(id: &str, to_address: &str, unsubscribe_url: Option<&str>) -> 
         legal_moves: 9,
         board_image: None,
         game_url: "https://kuryr.example.org/games/42".into(),
+        reply: None,
+        reply_address: None,
     });
     let footer = Footer {
         settings_url: "https://kuryr.example.org/settings".into(),
@@ -51,6 +53,10 @@ fn your_turn_mail(id: &str, to_address: &str, unsubscribe_url: Option<&str>) -> 
         to_name: "bob".into(),
         rendered: notification.render(&footer).unwrap(),
         unsubscribe_url: unsubscribe_url.map(Into::into),
+        reply_to: None,
+        in_reply_to: None,
+        references: Vec::new(),
+        auto_reply: false,
     }
 }
 
@@ -72,6 +78,10 @@ fn password_reset_mail(id: &str) -> OutgoingMail {
         to_name: "bob".into(),
         rendered: notification.render(&footer).unwrap(),
         unsubscribe_url: None,
+        reply_to: None,
+        in_reply_to: None,
+        references: Vec::new(),
+        auto_reply: false,
     }
 }
 

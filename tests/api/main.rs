@@ -4,6 +4,8 @@
 mod accounts;
 mod backgammon;
 mod boards;
+mod by_mail;
+mod by_mail_safety;
 mod challenges;
 mod clocks;
 mod concurrency;

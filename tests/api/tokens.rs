@@ -65,7 +65,12 @@ fn public(endpoint: &Endpoint) -> bool {
         .as_array()
         .unwrap_or_else(|| panic!("{} {} lists no security", endpoint.method, endpoint.path))
         .iter()
-        .any(|requirement| requirement.as_object().is_some_and(|r| r.is_empty()))
+        // Mail posted by a provider carries a signature instead of a token.
+        .any(|requirement| {
+            requirement
+                .as_object()
+                .is_some_and(|r| r.is_empty() || r.contains_key("inboundSignature"))
+        })
 }
 
 pub fn assert_invalid_token(response: &TestResponse, what: &str) {

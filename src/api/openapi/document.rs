@@ -13,8 +13,8 @@ use utoipa::OpenApi;
 
 use crate::api::events as streams;
 use crate::api::{
-    accounts, boards, challenges, conditional, games, health, pages, players, rules, tokens,
-    webhooks,
+    accounts, boards, challenges, conditional, games, health, inbound, pages, players, rules,
+    tokens, webhooks,
 };
 use crate::service::effects::event_log as events;
 use crate::service::model::event::EventKind;
@@ -105,6 +105,7 @@ use crate::service::model::event::EventKind;
         tokens::create,
         tokens::get,
         tokens::revoke,
+        inbound::receive,
     ),
     components(schemas(
         Problem,
@@ -135,6 +136,7 @@ use crate::service::model::event::EventKind;
         (name = "events", description = "Streams of events (Server-Sent Events or NDJSON), resumable from any id (`docs/events.md`)."),
         (name = "pages", description = "Pages a person opens from a link in a mail; they answer in HTML."),
         (name = "tokens", description = "Personal access tokens for scripts and bots, each limited to its scopes (`docs/tokens.md`)."),
+        (name = "mail", description = "Moves by mail: replies to turn mails, delivered by an inbound mail provider's webhook (`docs/notifications.md`)."),
         (name = "webhooks", description = "HTTP endpoints of the caller's, sent the events that concern them, signed the Standard Webhooks way; the payloads are described under `webhooks` (`docs/webhooks.md`)."),
     ),
 )]
@@ -354,8 +356,9 @@ fn responses() -> Value {
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
         "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`, `address-not-confirmed` (a rated game with an unconfirmed address), `rating-out-of-range`, `your-turn` (conditional moves are planned on the opponent's turn)."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
-        "PayloadTooLarge": problem("The body is over 64 KiB. Type `payload-too-large`."),
-        "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`). Type `unsupported-media-type`."),
+        "PayloadTooLarge": problem("The body is over 64 KiB (a mail to the inbound endpoint: over `KURYR_INBOUND_MAX_BYTES`). Type `payload-too-large`."),
+        "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`; an inbound mail, `message/rfc822`). Type `unsupported-media-type`."),
+        "BadSignature": problem("The delivery's Standard Webhooks headers are missing, its timestamp is more than five minutes from the server's clock, or no signature is the server's. Type `invalid-signature`."),
         "Unprocessable": problem("The request was read but refused. Types: `validation-failed` (with `field`), `illegal-move` and `invalid-move-syntax` (with `legal_moves`), `ambiguous-move` (with `candidates`); a move of conditional moves also with `line_index` and `move_index`; `conditional-lines-disagree` (with `lines`), `conditional-moves-unsupported` (games with dice); `invalid-position` (with `token`, the offending token when one is to blame), `invalid-record` (with `line`, the line at fault when one is), `webhook-address-refused` (with `field` and `reason`, the kind of address: `loopback`, `private`, `shared`, `link-local`, `multicast`, `unspecified`, `documentation`, `benchmarking`, `reserved` or `unresolvable`)."),
         "RequestTimeout": timeout,
         "TooManyRequests": too_many,
@@ -422,6 +425,12 @@ fn security_schemes() -> Value {
                 * a login token, the JWT from `POST /api/v1/auth/login`: everything the account may do, for as long as its session holds (until it expires, `POST /api/v1/auth/logout`, `POST /api/v1/auth/logout-everywhere` or a password change);\n\
                 * a personal access token (`kyr_pat_…`, from `POST /api/v1/tokens`): only what its scopes allow, until it expires or is revoked (`docs/tokens.md`).\n\n\
                 Each operation's requirement lists what it needs: a scope (`game:play`, …), which a personal token must hold (403 `missing-scope` otherwise); `login`, which only a login token holds (403 `login-token-required` for a personal token); or nothing, where any token will do. A login token holds every scope.",
+        },
+        "inboundSignature": {
+            "type": "apiKey",
+            "in": "header",
+            "name": "webhook-signature",
+            "description": "For `POST /api/v1/inbound/mail` only: the delivery signed as Standard Webhooks sign, with the site's `KURYR_INBOUND_SECRET` (`whsec_…`), over `{webhook-id}.{webhook-timestamp}.{body}`; `webhook-timestamp` within five minutes of the server's clock.",
         },
         "eventTicket": {
             "type": "apiKey",

@@ -6,6 +6,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::links::{LinkPurpose, LinkSigner};
+use crate::auth::reply_address::{ReplyAddresses, ReplyTo};
 use crate::clock;
 use crate::db::columns::MailStatus;
 use crate::db::models::OutboxRow;
@@ -22,6 +23,48 @@ pub struct Notifier {
     base: String,
     host: String,
     pub links: LinkSigner,
+    replies: Option<ReplyMail>,
+}
+
+/// The addresses replies to mails go to, when the site takes moves by mail
+/// (`KURYR_INBOUND_DOMAIN`): `<signed token>@domain`.
+#[derive(Clone)]
+pub struct ReplyMail {
+    domain: String,
+    addresses: ReplyAddresses,
+}
+
+impl ReplyMail {
+    pub fn new(domain: &str, addresses: ReplyAddresses) -> ReplyMail {
+        ReplyMail {
+            domain: domain.trim().to_ascii_lowercase(),
+            addresses,
+        }
+    }
+
+    pub fn domain(&self) -> &str {
+        &self.domain
+    }
+
+    /// The reply address of a mail asking `generation` of a player for the move `reply` names.
+    pub fn address(&self, reply: &mail::ReplyFor, generation: i32) -> Option<String> {
+        let local = self.addresses.local_part(&ReplyTo {
+            game_id: reply.game_id.clone(),
+            black: reply.black,
+            ply: reply.ply,
+            generation,
+        })?;
+        Some(format!("{local}@{}", self.domain))
+    }
+
+    /// What an address of the inbound domain stands for, if this server signed it.
+    pub fn read(&self, address: &str) -> Option<ReplyTo> {
+        let (local, domain) = address.trim().rsplit_once('@')?;
+        if !domain.eq_ignore_ascii_case(&self.domain) {
+            return None;
+        }
+        self.addresses.read(local)
+    }
 }
 
 impl Notifier {
@@ -35,7 +78,19 @@ impl Notifier {
             base: public_url.trim_end_matches('/').to_owned(),
             host,
             links,
+            replies: None,
         }
+    }
+
+    /// Mails that ask for a move carry a reply address, and replies to it are read.
+    pub fn with_replies(mut self, replies: ReplyMail) -> Notifier {
+        self.replies = Some(replies);
+        self
+    }
+
+    /// Where replies go, when the site takes moves by mail.
+    pub fn replies(&self) -> Option<&ReplyMail> {
+        self.replies.as_ref()
     }
 
     /// Whether people reach the server over https (then its cookies are `Secure`).
@@ -115,6 +170,15 @@ impl TurnEvent {
     pub fn notification(&self, notifier: &Notifier, zone: chrono_tz::Tz) -> Notification {
         let engine = self.game.engine();
         let position = engine.and_then(|engine| engine.load(&self.position, &self.options).ok());
+        // The reply plays for the side the position waits for, at this ply.
+        let reply = match (&position, notifier.replies()) {
+            (Some(position), Some(_)) => Some(mail::ReplyFor {
+                game_id: self.game_id.clone(),
+                black: position.side_to_move() == Side::Black,
+                ply: u32::try_from(self.ply).unwrap_or(0),
+            }),
+            _ => None,
+        };
         Notification::YourTurn(mail::YourTurn {
             game: engine.map_or_else(|| self.game.id().to_owned(), |e| e.name().to_owned()),
             opponent: self.opponent.clone(),
@@ -133,6 +197,8 @@ impl TurnEvent {
                 options: self.options.clone(),
             }),
             game_url: notifier.game_url(&self.game_id),
+            reply,
+            reply_address: None,
         })
     }
 }
@@ -397,7 +463,19 @@ impl<'a> GameForMail<'a> {
             board: self.diagram(),
             board_image: Some(self.board_image()),
             game_url: self.notifier.game_url(&self.game.id),
+            reply: self.reply_for(to),
+            reply_address: None,
         }))
+    }
+
+    /// The move a mail to `to` asks for, when the site takes moves by mail.
+    fn reply_for(&self, to: &Recipient) -> Option<mail::ReplyFor> {
+        self.notifier.replies()?;
+        Some(mail::ReplyFor {
+            game_id: self.game.id.clone(),
+            black: self.game.side_of(&to.id)? == Side::Black,
+            ply: u32::try_from(self.game.ply).ok()?,
+        })
     }
 
     pub fn digest_entry(&self, to: &Recipient) -> mail::DigestGame {
@@ -409,6 +487,76 @@ impl<'a> GameForMail<'a> {
             board: self.diagram(),
             board_image: Some(self.board_image()),
             game_url: self.notifier.game_url(&self.game.id),
+            reply: self.reply_for(to),
+            reply_address: None,
         }
     }
+}
+
+/// The mail a player's reply came in, as the answer threads under it.
+#[derive(Clone, Debug, Default)]
+pub struct Thread {
+    pub subject: Option<String>,
+    /// The line read as the command, as written.
+    pub wrote: String,
+    pub in_reply_to: Option<String>,
+    pub references: Vec<String>,
+}
+
+/// The answer to a player's reply: what it did, the game as it is now (when the reply named
+/// one of the reader's games), and where to reply again while the game goes on.
+pub fn mail_reply(
+    about: Option<&GameForMail<'_>>,
+    to: &Recipient,
+    thread: Thread,
+    answer: mail::MailAnswer,
+) -> Notification {
+    let game = about.map(|about| about.game);
+    let side = game.and_then(|game| game.side_of(&to.id));
+    // While the game goes on the reader may reply again: with a move on their turn, with
+    // conditional moves on their opponent's.
+    let reply = match (about, side) {
+        (Some(about), Some(side)) if about.game.is_active() => Some(mail::ReplyFor {
+            game_id: about.game.id.clone(),
+            black: side == Side::Black,
+            ply: u32::try_from(about.game.ply).unwrap_or(0),
+        }),
+        _ => None,
+    };
+    Notification::MailReply(Box::new(mail::MailReply {
+        game: about.map_or_else(String::new, GameForMail::engine_name),
+        opponent: about.map_or_else(String::new, |about| about.opponent_of(&to.id)),
+        subject: thread.subject,
+        wrote: thread.wrote,
+        answer,
+        move_number: about.map_or(0, GameForMail::move_number),
+        board: about.and_then(GameForMail::diagram),
+        board_image: about.map(GameForMail::board_image),
+        deadline: about.and_then(|about| about.deadline_for(to)),
+        your_turn: game.is_some_and(|game| game.is_active() && game.to_move == side),
+        game_url: about.map_or_else(String::new, |about| about.notifier.game_url(&about.game.id)),
+        in_reply_to: thread.in_reply_to,
+        references: thread.references,
+        reply,
+        reply_address: None,
+    }))
+}
+
+/// The outbox row of the answer to the inbound mail `inbound_id`: named after it, so that it is
+/// one row however the answer's transaction is retried. It answers the reader's own mail, so it
+/// goes whatever their settings, to their confirmed address only.
+pub fn answer_row(
+    to: &Recipient,
+    notification: Notification,
+    game_id: Option<&str>,
+    inbound_id: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<OutboxRow>, ServiceError> {
+    if to.email_verified_at.is_none() {
+        return Ok(None);
+    }
+    let kind = notification.kind();
+    let mut row = row(to, kind, &OutboxPayload::Ready(notification), game_id, now)?;
+    row.id = format!("answer-{inbound_id}");
+    Ok(Some(row))
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::error::{PlanProblem, Refusal, ServiceError};
+use crate::rules::MAX_MOVE_CHARS;
 use crate::rules::{LoadedPosition, MoveError, Side};
 
 /// At most this many lines in a plan.
@@ -118,6 +119,12 @@ fn check_line(
                 "line {human} has {} moves; a line holds at most {MAX_LINE_MOVES}",
                 line.len()
             ),
+        ));
+    }
+    if line.iter().any(|mv| mv.chars().count() > MAX_MOVE_CHARS) {
+        return Err(ServiceError::invalid(
+            "lines",
+            format!("line {human}: a move is at most {MAX_MOVE_CHARS} characters"),
         ));
     }
     if line.len() % 2 == 1 {

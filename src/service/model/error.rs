@@ -201,6 +201,17 @@ pub enum PlanProblem {
     Disagree { lines: [usize; 2] },
 }
 
+impl PlanProblem {
+    /// The stable name, also the problem type's last part: a refused move's own.
+    pub fn slug(&self) -> &'static str {
+        match self {
+            PlanProblem::Unsupported => "conditional-moves-unsupported",
+            PlanProblem::Disagree { .. } => "conditional-lines-disagree",
+            PlanProblem::Move { refusal, .. } => refusal.slug(),
+        }
+    }
+}
+
 impl Refusal {
     pub fn slug(&self) -> &'static str {
         match self {
