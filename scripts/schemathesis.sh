@@ -11,6 +11,7 @@
 # Extra arguments go to `st run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 
 st_version="${ST_VERSION:-4.32.5}"
 venv="${ST_VENV:-$HOME/.cache/kuryr-schemathesis}"
@@ -46,8 +47,11 @@ step "server on 127.0.0.1:$port, data in $work"
 # Mail goes to files in the data folder. The rate limits are off: the run makes far more
 # registrations, logins and requests than any limit allows, and a 429 would hide what it tests
 # (429 itself is described on every operation and tested in tests/api/limits.rs). The hashing
-# queue is long enough that concurrent logins and registrations never meet 503 `busy`.
+# queue is long enough that concurrent logins and registrations never meet 503 `busy`. Mail by
+# webhook is on, so that its endpoint is tried with signatures that do not hold.
 KURYR_DATA_DIR="$work/data" \
+KURYR_INBOUND_DOMAIN=play.kuryr.test \
+KURYR_INBOUND_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw \
 KURYR_LISTEN="127.0.0.1:$port" \
 KURYR_WEBHOOK_ALLOW_PRIVATE=true \
 KURYR_STREAM_KEEPALIVE_SECS=1 \
@@ -80,6 +84,9 @@ st_run() {
   step "st run ($run_phases, $max_examples examples, all checks)"
   (
     cd "$work"
+    # Bodies of the media types Schemathesis cannot make itself (a raw mail).
+    export PYTHONPATH="$root/scripts/schemathesis${PYTHONPATH:+:$PYTHONPATH}"
+    export SCHEMATHESIS_HOOKS=hooks
     "$venv/bin/st" --config-file "$work/$config" run \
       "http://127.0.0.1:$port/api/v1/openapi.json" \
       --checks all \

@@ -14,7 +14,7 @@ use crate::service::inbox::{self, Incoming, Received, Source};
 
 /// How far a delivery's `webhook-timestamp` may be from the server's clock: old deliveries are
 /// not taken, so a captured one cannot be replayed later.
-const TOLERANCE_SECS: i64 = 5 * 60;
+const TOLERANCE_SECS: u64 = 5 * 60;
 /// The longest `webhook-id` kept.
 const MAX_ID_CHARS: usize = 200;
 
@@ -88,7 +88,8 @@ pub async fn receive(
         .ok_or(ApiError::BadSignature("`webhook-signature` is missing"))?
         .to_owned();
     let now = state.clock.now();
-    if (now.timestamp() - timestamp).abs() > TOLERANCE_SECS {
+    // `abs_diff`: any i64 may come in, and their difference may not fit one.
+    if now.timestamp().abs_diff(timestamp) > TOLERANCE_SECS {
         return Err(ApiError::BadSignature(
             "`webhook-timestamp` is more than five minutes from now",
         ));

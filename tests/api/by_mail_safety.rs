@@ -140,6 +140,18 @@ async fn a_replayed_webhook_delivery_is_taken_once_and_bad_signatures_get_401() 
             good.clone(),
             "a timestamp from the future",
         ),
+        (
+            "msg_1",
+            i64::MIN,
+            good.clone(),
+            "the earliest timestamp there is",
+        ),
+        (
+            "msg_1",
+            i64::MAX,
+            good.clone(),
+            "the latest timestamp there is",
+        ),
     ];
     for (id, stamp, signature, what) in cases {
         let (status, body) = post_inbound(&t.app, &raw, id, stamp, &signature).await;
