@@ -276,6 +276,11 @@ fn kuryr(data_dir: &Path, database_url: &str) -> Command {
     command
         .env("KURYR_DATA_DIR", data_dir)
         .env("DATABASE_URL", database_url)
+        // On PostgreSQL the processes must be given their one signing secret.
+        .env(
+            "KURYR_JWT_SECRET",
+            "a-secret-the-benchmark-servers-share-on-any-database",
+        )
         .env("KURYR_LOG", "warn")
         // Two players make every move of the benchmark, thousands a second each: far past the
         // per-user limit a public server keeps, which is not what is measured here.

@@ -147,6 +147,48 @@ fn a_bad_database_url_is_refused_with_a_clear_message() {
     assert!(!stderr.contains("hunter2"), "the password leaked: {stderr}");
 }
 
+#[test]
+fn on_postgresql_serve_refuses_to_start_without_a_shared_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    // The refusal comes before any connection: no server answers at this address.
+    let output = kuryr(dir.path())
+        .args([
+            "--database-url",
+            "postgres://kuryr@127.0.0.1:9/kuryr",
+            "serve",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("KURYR_JWT_SECRET"), "{stderr}");
+    assert!(
+        !dir.path().join("jwt-secret").exists(),
+        "no secret of its own"
+    );
+}
+
+#[test]
+fn serve_told_not_to_migrate_refuses_an_unmigrated_database_and_runs_on_a_migrated_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = kuryr(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0", "--no-migrate"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("kuryr migrate"), "{stderr}");
+    assert!(
+        stderr.contains("inbound_mail"),
+        "the missing ones are named: {stderr}"
+    );
+    let migrated = kuryr(dir.path()).arg("migrate").output().unwrap();
+    assert!(migrated.status.success());
+    let server = serve_with(dir.path(), &[("KURYR_NO_MIGRATE", "true")]);
+    let (status, _) = http(server.port, "GET", "/readyz", None, None);
+    assert_eq!(status, 200);
+}
+
 /// Registers alice (password "correct horse"), which puts a confirmation mail in the outbox.
 fn register_alice(port: u16) {
     let (status, body) = http(

@@ -64,6 +64,50 @@ fn postgres(purpose: &str) -> Option<Storage> {
     Some(Storage::postgres(&admin_url, purpose))
 }
 
+/// Processes that start at once on a database that needs migrating take turns under the
+/// migration lock: every one succeeds, and each migration is applied once.
+#[test]
+fn processes_migrating_one_postgresql_database_at_once_take_turns() {
+    let Some(storage) = postgres("concurrent_migrations") else {
+        return;
+    };
+    let url = storage.postgres_url().unwrap().to_owned();
+    let start = Arc::new(Barrier::new(4));
+    let runs: Vec<_> = (0..4)
+        .map(|_| {
+            let (url, start, data) = (url.clone(), start.clone(), storage.data().to_owned());
+            thread::spawn(move || {
+                let mut command = common::kuryr(&data);
+                command.env("DATABASE_URL", &url).arg("migrate");
+                start.wait();
+                command.output().unwrap()
+            })
+        })
+        .collect();
+    let mut applied: Vec<String> = Vec::new();
+    for run in runs {
+        let output = run.join().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        applied.extend(
+            stdout
+                .lines()
+                .filter_map(|line| line.strip_prefix("  "))
+                .map(str::to_owned),
+        );
+    }
+    let migrations = std::fs::read_dir("migrations/postgres").unwrap().count();
+    let mut once = applied.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), applied.len(), "applied twice: {applied:?}");
+    assert_eq!(applied.len(), migrations, "{applied:?}");
+}
+
 #[test]
 fn rated_endings_survive_sigkill_on_sqlite() {
     let storage = Storage::sqlite();

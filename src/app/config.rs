@@ -91,8 +91,9 @@ pub struct ServeArgs {
     #[arg(long, env = "KURYR_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
 
-    /// Secret for signing access tokens (at least 32 bytes). Default: a random secret generated
-    /// once and kept in `<data-dir>/jwt-secret`. Set it when several servers share a database.
+    /// Secret for signing access tokens (at least 32 bytes). Default on SQLite: a random secret
+    /// generated once and kept in `<data-dir>/jwt-secret`. Required on PostgreSQL, the same for
+    /// every server process on the database.
     #[arg(long, env = "KURYR_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<SecretString>,
 
@@ -164,6 +165,11 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub inbound: InboundArgs,
+
+    /// Start without migrating: refuse to run on a database that lacks a migration of this
+    /// binary (run `kuryr migrate` first, as a deploy pipeline does).
+    #[arg(long, env = "KURYR_NO_MIGRATE")]
+    pub no_migrate: bool,
 }
 
 /// Moves by mail (docs/notifications.md): players reply to the mail that asks for their move.
@@ -514,6 +520,8 @@ pub struct Settings {
     pub webhooks: WebhookSettings,
     pub defences: Defences,
     pub cors: AllowedOrigins,
+    /// Whether `serve` migrates the database at start (`--no-migrate` says not).
+    pub migrate: bool,
     /// Moves by mail; none when `KURYR_INBOUND_DOMAIN` is unset.
     pub inbound: Option<InboundSettings>,
 }
@@ -525,6 +533,12 @@ impl Settings {
         let jwt_secret = match &serve.jwt_secret {
             Some(secret) if secret.expose_secret().len() >= 32 => secret.clone(),
             Some(_) => anyhow::bail!("KURYR_JWT_SECRET must be at least 32 bytes long"),
+            // Every process on one PostgreSQL database must sign with the same secret, or a
+            // token, a mail link or a form made by one fails on the others.
+            None if matches!(database_url, DatabaseUrl::Postgres(_)) => anyhow::bail!(
+                "on PostgreSQL every server process must sign with the same secret: set \
+                 KURYR_JWT_SECRET (at least 32 bytes) to the same value for each"
+            ),
             None => load_or_create_secret(&storage.data_dir.join("jwt-secret"))?,
         };
         if serve.token_ttl_hours == 0 {
@@ -570,6 +584,7 @@ impl Settings {
             },
             defences: serve.defences.settings()?,
             cors: serve.cors_origins.clone(),
+            migrate: !serve.no_migrate,
             inbound: serve.inbound.settings()?,
         })
     }

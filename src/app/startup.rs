@@ -84,7 +84,23 @@ impl Application {
     /// 0 picks a free port).
     pub async fn build(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Application> {
         let url = settings.database_url.clone();
-        let applied = tokio::task::spawn_blocking(move || db::run_migrations(&url)).await??;
+        if !settings.migrate {
+            let pending =
+                tokio::task::spawn_blocking(move || db::pending_migrations(&url)).await??;
+            anyhow::ensure!(
+                pending.is_empty(),
+                "the database lacks {} migration(s) of this binary ({}): run `kuryr migrate` \
+                 first, or start without --no-migrate",
+                pending.len(),
+                pending.join(", ")
+            );
+        }
+        let url = settings.database_url.clone();
+        let migrate = settings.migrate;
+        let applied = match migrate {
+            true => tokio::task::spawn_blocking(move || db::run_migrations(&url)).await??,
+            false => Vec::new(),
+        };
         if !applied.is_empty() {
             tracing::info!(count = applied.len(), "applied database migrations");
         }

@@ -224,14 +224,45 @@ pub fn run_migrations(url: &DatabaseUrl) -> anyhow::Result<Vec<String>> {
         .connect()
         .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.display()))?;
     let applied = match conn {
-        DbConn::Postgres(mut pg) => pg
-            .run_pending_migrations(POSTGRES_MIGRATIONS)
-            .map(|v| v.iter().map(ToString::to_string).collect()),
+        DbConn::Postgres(mut pg) => {
+            // Any number of processes may start at once on a database that needs migrating:
+            // they take turns, and the later ones find nothing left to do. The lock is the
+            // session's, so a process that dies lets go of it with its connection.
+            diesel::sql_query(format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))
+                .execute(&mut pg)
+                .map_err(|e| anyhow::anyhow!("cannot take the migration lock: {e}"))?;
+            let applied = pg
+                .run_pending_migrations(POSTGRES_MIGRATIONS)
+                .map(|v| v.iter().map(ToString::to_string).collect());
+            let _ = diesel::sql_query(format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))
+                .execute(&mut pg);
+            applied
+        }
         DbConn::Sqlite(mut sqlite) => sqlite
             .run_pending_migrations(SQLITE_MIGRATIONS)
             .map(|v| v.iter().map(ToString::to_string).collect()),
     };
     applied.map_err(|e| anyhow::anyhow!("migrations failed on {}: {e}", url.display()))
+}
+
+/// The key of the PostgreSQL advisory lock that migrations run under ("kurymigr").
+const MIGRATION_LOCK: i64 = 0x6b75_7279_6d69_6772;
+
+/// The migrations this binary has that the database lacks, by name; for a server told not to
+/// migrate, which refuses to run on a database older than itself.
+pub fn pending_migrations(url: &DatabaseUrl) -> anyhow::Result<Vec<String>> {
+    let conn = url
+        .connect()
+        .map_err(|e| anyhow::anyhow!("cannot connect to {}: {e}", url.display()))?;
+    let pending = match conn {
+        DbConn::Postgres(mut pg) => pg
+            .pending_migrations(POSTGRES_MIGRATIONS)
+            .map(|v| v.iter().map(|m| m.name().to_string()).collect()),
+        DbConn::Sqlite(mut sqlite) => sqlite
+            .pending_migrations(SQLITE_MIGRATIONS)
+            .map(|v| v.iter().map(|m| m.name().to_string()).collect()),
+    };
+    pending.map_err(|e| anyhow::anyhow!("cannot read the migrations of {}: {e}", url.display()))
 }
 
 /// Creates the SQLite file's missing folders and the file itself, private, before SQLite first

@@ -42,5 +42,7 @@ pub mod users;
 pub mod vacations;
 pub mod webhooks;
 
-pub use connection::{DatabaseUrl, DbConn, StorageError, ping, run_migrations, write_transaction};
+pub use connection::{
+    DatabaseUrl, DbConn, StorageError, pending_migrations, ping, run_migrations, write_transaction,
+};
 pub use database::Database;

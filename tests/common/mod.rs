@@ -43,6 +43,9 @@ pub fn mails_in(folder: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The signing secret of the test servers on PostgreSQL, which must name one.
+pub const POSTGRES_SECRET: &str = "a-secret-the-test-servers-on-postgresql-share";
+
 pub fn kuryr(data_dir: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kuryr"));
     command
@@ -185,6 +188,12 @@ impl Storage {
         self.data_dir.path()
     }
 
+    /// The PostgreSQL database's URL, when the storage is one.
+    #[allow(dead_code)] // only some of the tests read it
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.postgres.as_ref().map(|database| database.url.as_str())
+    }
+
     /// `kuryr serve` as an operator starts it: configured by the environment alone, `env` on
     /// top.
     pub fn serve(&self, env: &[(&str, &str)]) -> Server {
@@ -198,7 +207,10 @@ impl Storage {
             .env("KURYR_LIMIT_ACCOUNT_MAILS_PER_CLIENT", "off")
             .arg("serve");
         if let Some(database) = &self.postgres {
-            command.env("DATABASE_URL", &database.url);
+            // On PostgreSQL every process must be given the one secret they all sign with.
+            command
+                .env("DATABASE_URL", &database.url)
+                .env("KURYR_JWT_SECRET", POSTGRES_SECRET);
         }
         let server = Server::start(command);
         let database = match &self.postgres {
