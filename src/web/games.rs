@@ -427,6 +427,28 @@ fn plan_text(lines: &[Vec<String>]) -> String {
 
 /// A game's page; `problem` is a refused action's status and reason, `sent` the move text that
 /// was refused, `plan` what to say about the player's plan.
+/// The game's page for a player whose action on it was refused (`problem`, with the move text
+/// they sent, kept in its box), their plan shown as stored.
+async fn refused_page(
+    req: &HttpRequest,
+    state: &AppState,
+    visitor: &Visitor,
+    id: String,
+    problem: Option<(StatusCode, String)>,
+    sent: Option<String>,
+) -> Result<HttpResponse, WebError> {
+    game_page(
+        req,
+        state,
+        Some(visitor),
+        id,
+        problem,
+        sent,
+        PlanShown::default(),
+    )
+    .await
+}
+
 async fn game_page(
     req: &HttpRequest,
     state: &AppState,
@@ -658,16 +680,7 @@ pub async fn play(
             Err(error) => Some(reason(error)),
         }
     };
-    game_page(
-        &req,
-        &state,
-        Some(&visitor),
-        id,
-        problem,
-        Some(text),
-        PlanShown::default(),
-    )
-    .await
+    refused_page(&req, &state, &visitor, id, problem, Some(text)).await
 }
 
 #[derive(Deserialize)]
@@ -704,16 +717,7 @@ pub async fn resign(
             Err(error) => reason(error),
         }
     };
-    game_page(
-        &req,
-        &state,
-        Some(&visitor),
-        id,
-        Some(problem),
-        None,
-        PlanShown::default(),
-    )
-    .await
+    refused_page(&req, &state, &visitor, id, Some(problem), None).await
 }
 
 /// Offers, accepts or declines a draw.
@@ -747,16 +751,7 @@ pub async fn draw(
         Ok(_) => Ok(see_other(&format!("/games/{id}"))),
         Err(error) => {
             let problem = reason(error);
-            game_page(
-                &req,
-                &state,
-                Some(&visitor),
-                id,
-                Some(problem),
-                None,
-                PlanShown::default(),
-            )
-            .await
+            refused_page(&req, &state, &visitor, id, Some(problem), None).await
         }
     }
 }
