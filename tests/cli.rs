@@ -554,3 +554,105 @@ fn stored_addresses_no_mail_can_reach_are_reported_at_start_and_kept() {
         .unwrap();
     assert_eq!(kept.email, bad);
 }
+
+/// The rotation in docs/security.md, "Replacing the secret", step by step: what the old secret
+/// signed (a login token, a mailed link) keeps working until the old secret is dropped, and a
+/// process not yet given the new secret as its signer already accepts what the new one signs.
+#[test]
+fn a_secret_is_replaced_without_logging_anyone_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let old = "the-old-secret-of-at-least-32-bytes-0001";
+    let new = "the-new-secret-of-at-least-32-bytes-0002";
+    let login = |port: u16| {
+        let (status, login) = http(
+            port,
+            "POST",
+            "/api/v1/auth/login",
+            None,
+            Some(json!({"username": "alice", "password": "correct horse"})),
+        );
+        assert_eq!(status, 200, "{login}");
+        login["access_token"].as_str().unwrap().to_owned()
+    };
+    let me = |port: u16, token: &str| http(port, "GET", "/api/v1/me", Some(token), None).0;
+
+    let (signed_by_old, link) = {
+        let server = serve_with(&data, &[("KURYR_JWT_SECRET", old)]);
+        register_alice(server.port);
+        let mail = std::fs::read(wait_for_mail(&data.join("mail"))).unwrap();
+        let mail = mail_parser::MessageParser::default().parse(&mail).unwrap();
+        let text = mail.body_text(0).unwrap().into_owned();
+        let at = text.find("/confirm-email?token=").unwrap();
+        let link: String = text[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        (login(server.port), link)
+    };
+    assert!(
+        !data.join("jwt-secret").exists(),
+        "a named secret is used as it is"
+    );
+
+    // Step 1: every process accepts the new secret; the old one still signs.
+    let signed_by_new = {
+        let accepting = serve_with(
+            &data,
+            &[("KURYR_JWT_SECRET", old), ("KURYR_JWT_VERIFY_SECRETS", new)],
+        );
+        assert_eq!(me(accepting.port, &signed_by_old), 200);
+        // Step 2: the new secret signs and the old one verifies (here another process, as
+        // during a rolling restart where one has been given the new settings).
+        let rotated = serve_with(
+            &data,
+            &[("KURYR_JWT_SECRET", new), ("KURYR_JWT_VERIFY_SECRETS", old)],
+        );
+        let signed_by_new = login(rotated.port);
+        assert_ne!(
+            signed_by_new.split('.').next(),
+            signed_by_old.split('.').next(),
+            "the new token's header names another key"
+        );
+        assert_eq!(me(rotated.port, &signed_by_old), 200);
+        assert_eq!(me(rotated.port, &signed_by_new), 200);
+        assert_eq!(
+            me(accepting.port, &signed_by_new),
+            200,
+            "a process not yet rolled accepts the new secret's tokens"
+        );
+        // The link mailed before the rotation confirms the address.
+        let form = link.split_once('?').unwrap().1;
+        let mut stream = TcpStream::connect(("127.0.0.1", rotated.port)).unwrap();
+        write!(
+            stream,
+            "POST /confirm-email HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
+            form.len()
+        )
+        .unwrap();
+        let mut page = String::new();
+        stream.read_to_string(&mut page).unwrap();
+        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        signed_by_new
+    };
+
+    // Step 3: once what the old secret signed has expired, it is dropped, and refused.
+    let server = serve_with(&data, &[("KURYR_JWT_SECRET", new)]);
+    assert_eq!(me(server.port, &signed_by_old), 401);
+    assert_eq!(me(server.port, &signed_by_new), 200);
+    // A secret too short to verify anything is refused at start, naming the setting and
+    // showing no secret.
+    let output = kuryr(&data)
+        .env("KURYR_JWT_SECRET", new)
+        .env("KURYR_JWT_VERIFY_SECRETS", format!("{old},tooshort"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("KURYR_JWT_VERIFY_SECRETS"), "{stderr}");
+    assert!(
+        !stderr.contains(old) && !stderr.contains("tooshort"),
+        "{stderr}"
+    );
+}

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use secrecy::SecretString;
 
 use crate::auth::hasher::HasherSettings;
+use crate::auth::secrets::{self, MIN_SECRET_BYTES, Secrets};
 use crate::board::pictures::PictureSettings;
 use crate::db::DatabaseUrl;
 use crate::http::{AllowedOrigins, TrustedProxies};
@@ -96,6 +97,12 @@ pub struct ServeArgs {
     /// every server process on the database.
     #[arg(long, env = "KURYR_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<SecretString>,
+
+    /// Secrets that verify what they signed but sign nothing, separated by commas: the one being
+    /// replaced, until what it signed has expired, or the next one, accepted everywhere before it
+    /// signs (docs/security.md, "Replacing the secret").
+    #[arg(long, env = "KURYR_JWT_VERIFY_SECRETS", hide_env_values = true)]
+    pub jwt_verify_secrets: Option<SecretString>,
 
     /// How long an access token stays valid, in hours.
     #[arg(long, env = "KURYR_TOKEN_TTL_HOURS", default_value_t = 24 * 30)]
@@ -509,7 +516,8 @@ pub struct Settings {
     pub data_dir: PathBuf,
     pub database_url: DatabaseUrl,
     pub db_pool_size: u32,
-    pub jwt_secret: SecretString,
+    /// The secret that signs, then those that only verify.
+    pub secrets: Secrets,
     pub token_ttl_hours: u32,
     pub workers: Option<usize>,
     pub hashing: HasherSettings,
@@ -531,7 +539,7 @@ impl Settings {
         use secrecy::ExposeSecret;
         let database_url = storage.database_url().map_err(anyhow::Error::msg)?;
         let jwt_secret = match &serve.jwt_secret {
-            Some(secret) if secret.expose_secret().len() >= 32 => secret.clone(),
+            Some(secret) if secret.expose_secret().len() >= MIN_SECRET_BYTES => secret.clone(),
             Some(_) => anyhow::bail!("KURYR_JWT_SECRET must be at least 32 bytes long"),
             // Every process on one PostgreSQL database must sign with the same secret, or a
             // token, a mail link or a form made by one fails on the others.
@@ -541,6 +549,11 @@ impl Settings {
             ),
             None => load_or_create_secret(&storage.data_dir.join("jwt-secret"))?,
         };
+        let verifying = match &serve.jwt_verify_secrets {
+            Some(list) => secrets::parse_list(list.expose_secret()).map_err(anyhow::Error::msg)?,
+            None => Vec::new(),
+        };
+        let secrets = Secrets::new(jwt_secret, verifying);
         if serve.token_ttl_hours == 0 {
             anyhow::bail!("KURYR_TOKEN_TTL_HOURS must be at least 1");
         }
@@ -567,7 +580,7 @@ impl Settings {
             data_dir: storage.data_dir.clone(),
             database_url,
             db_pool_size: storage.db_pool_size,
-            jwt_secret,
+            secrets,
             token_ttl_hours: serve.token_ttl_hours,
             workers: serve.workers,
             hashing: serve.hashing.settings()?,

@@ -116,13 +116,13 @@ impl Application {
         }
         let hasher = Hasher::start(settings.hashing)
             .map_err(|e| anyhow::anyhow!("cannot start the password hashing threads: {e}"))?;
-        let tokens = TokenKeys::new(&settings.jwt_secret, settings.token_ttl_hours);
+        let tokens = TokenKeys::new(&settings.secrets, settings.token_ttl_hours);
         let mut notifier = Notifier::new(
             settings.mail.public_url.as_str(),
-            LinkSigner::new(&settings.jwt_secret),
+            LinkSigner::new(&settings.secrets),
         );
         if let Some(inbound) = &settings.inbound {
-            let addresses = ReplyAddresses::new(&settings.jwt_secret);
+            let addresses = ReplyAddresses::new(&settings.secrets);
             notifier = notifier.with_replies(ReplyMail::new(&inbound.domain, addresses));
         }
         let pictures = Pictures::start(settings.pictures)

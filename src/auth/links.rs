@@ -7,11 +7,10 @@
 //! a link stops working once that state has changed (a reset link is usable once).
 
 use chrono::{DateTime, Duration, Utc};
-use hmac::{Hmac, Mac};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
+
+use super::secrets::Secrets;
 
 /// What a link does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,18 +59,27 @@ pub struct LinkClaims {
 #[derive(Clone)]
 pub struct LinkSigner {
     encoding: EncodingKey,
-    decoding: DecodingKey,
+    /// The signing secret's key id, written into every link's header.
+    key_id: String,
+    /// Every secret that verifies, by key id, the signing one first.
+    decoding: Vec<(String, DecodingKey)>,
 }
 
+const LABEL: &[u8] = b"kuryr email links v1";
+
 impl LinkSigner {
-    pub fn new(secret: &SecretString) -> Self {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose_secret().as_bytes())
-            .expect("HMAC takes a key of any length");
-        mac.update(b"kuryr email links v1");
-        let key = mac.finalize().into_bytes();
+    pub fn new(secrets: &Secrets) -> Self {
         LinkSigner {
-            encoding: EncodingKey::from_secret(&key),
-            decoding: DecodingKey::from_secret(&key),
+            encoding: EncodingKey::from_secret(&secrets.signing().derive(LABEL)),
+            key_id: secrets.signing().id().to_owned(),
+            decoding: secrets
+                .all()
+                .iter()
+                .map(|secret| {
+                    let key = DecodingKey::from_secret(&secret.derive(LABEL));
+                    (secret.id().to_owned(), key)
+                })
+                .collect(),
         }
     }
 
@@ -89,8 +97,9 @@ impl LinkSigner {
             exp: (now + purpose.lifetime()).timestamp(),
             bound: bound.to_owned(),
         };
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .expect("HS256 signing cannot fail")
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some(self.key_id.clone());
+        jsonwebtoken::encode(&header, &claims, &self.encoding).expect("HS256 signing cannot fail")
     }
 
     /// The claims of a genuine, unexpired link token made for `purpose`.
@@ -105,8 +114,13 @@ impl LinkSigner {
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         // Expiry is checked against the server's clock, which tests can move.
         validation.validate_exp = false;
-        let claims = jsonwebtoken::decode::<LinkClaims>(token, &self.decoding, &validation)
-            .ok()?
+        // The key the link names, or any for a link signed before keys had ids.
+        let kid = jsonwebtoken::decode_header(token).ok()?.kid;
+        let claims = self
+            .decoding
+            .iter()
+            .filter(|(id, _)| kid.as_ref().is_none_or(|kid| kid == id))
+            .find_map(|(_, key)| jsonwebtoken::decode::<LinkClaims>(token, key, &validation).ok())?
             .claims;
         (claims.exp > now.timestamp()).then_some(claims)
     }
@@ -116,8 +130,14 @@ impl LinkSigner {
 mod tests {
     use super::*;
 
+    use secrecy::SecretString;
+
+    fn secrets(secret: &str) -> Secrets {
+        Secrets::one(SecretString::from(secret.to_owned()))
+    }
+
     fn signer(secret: &str) -> LinkSigner {
-        LinkSigner::new(&SecretString::from(secret.to_owned()))
+        LinkSigner::new(&secrets(secret))
     }
 
     #[test]
@@ -163,7 +183,7 @@ mod tests {
     #[test]
     fn an_access_token_is_not_a_link() {
         let now = Utc::now();
-        let secret = SecretString::from("secret".to_owned());
+        let secret = secrets("secret");
         let access = crate::auth::TokenKeys::new(&secret, 1)
             .issue("u1", 0, now)
             .unwrap()
@@ -180,5 +200,32 @@ mod tests {
                     .is_none()
             );
         }
+    }
+
+    #[test]
+    fn a_link_signed_before_a_rotation_works_until_its_secret_is_dropped() {
+        let now = Utc::now();
+        let (old, new) = ("old secret", "new secret");
+        let link = signer(old).sign(LinkPurpose::Unsubscribe, "u1", "x", now);
+        let rotated = LinkSigner::new(&Secrets::new(
+            SecretString::from(new.to_owned()),
+            [SecretString::from(old.to_owned())],
+        ));
+        assert!(
+            rotated
+                .verify(LinkPurpose::Unsubscribe, &link, now)
+                .is_some()
+        );
+        let fresh = rotated.sign(LinkPurpose::Unsubscribe, "u1", "x", now);
+        assert!(
+            signer(new)
+                .verify(LinkPurpose::Unsubscribe, &fresh, now)
+                .is_some()
+        );
+        assert!(
+            signer(new)
+                .verify(LinkPurpose::Unsubscribe, &link, now)
+                .is_none()
+        );
     }
 }

@@ -5,8 +5,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm as JwtAlgorithm, DecodingKey, EncodingKey, Header, Validation};
-use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
+
+use super::secrets::Secrets;
 
 const ISSUER: &str = "kuryr";
 const AUDIENCE: &str = "kuryr-api";
@@ -35,14 +36,19 @@ pub struct IssuedToken {
 /// Signs and checks access tokens.
 pub struct TokenKeys {
     encoding: EncodingKey,
-    decoding: DecodingKey,
+    /// The key id written into every token's header: the signing secret's.
+    key_id: String,
+    /// Every secret that verifies, by key id, the signing one first.
+    decoding: Vec<(String, DecodingKey)>,
     validation: Validation,
     pub ttl: chrono::Duration,
-    /// Seals the answers kept for idempotency keys (`service::idempotency`): derived from the
-    /// server's secret, so that a copy of the database alone opens none of them.
-    pub answers: [u8; 32],
-    /// Signs the web client's form tokens (`web::forms`), under a label of its own.
-    pub forms: [u8; 32],
+    /// Seal the answers kept for idempotency keys (`service::idempotency`), one key per secret,
+    /// the signing one's first: derived from the server's secrets, so that a copy of the database
+    /// alone opens none of them.
+    pub answers: Vec<[u8; 32]>,
+    /// Sign the web client's form tokens (`web::forms`) under a label of their own, one key per
+    /// secret, the signing one's first.
+    pub forms: Vec<[u8; 32]>,
     /// The tokens found genuine so far, with their claims. A client sends its token with every
     /// request, and checking the signature and decoding the token again cost about a twentieth
     /// of a move's time. Keyed by the whole token, so that only a token that was checked can
@@ -55,8 +61,7 @@ pub struct TokenKeys {
 const VERIFIED_TOKENS: usize = 4096;
 
 impl TokenKeys {
-    pub fn new(secret: &SecretString, ttl_hours: u32) -> Self {
-        let bytes = secret.expose_secret().as_bytes();
+    pub fn new(secrets: &Secrets, ttl_hours: u32) -> Self {
         // The algorithm is pinned: a token signed any other way (or `none`) is refused.
         let mut validation = Validation::new(JwtAlgorithm::HS256);
         validation.set_issuer(&[ISSUER]);
@@ -65,19 +70,24 @@ impl TokenKeys {
         // `sv` and `sid` are required by `Claims` itself: a token without them does not decode.
         // Expiry is checked in `verify` against the server's clock, which tests can move.
         validation.validate_exp = false;
-        let mut answers = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(bytes)
-            .expect("HMAC takes a key of any length");
-        hmac::Mac::update(&mut answers, b"kuryr idempotent answers v1");
-        let mut forms = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(bytes)
-            .expect("HMAC takes a key of any length");
-        hmac::Mac::update(&mut forms, b"kuryr web forms v1");
+        let signing = secrets.signing();
         TokenKeys {
-            forms: hmac::Mac::finalize(forms).into_bytes().into(),
-            encoding: EncodingKey::from_secret(bytes),
-            decoding: DecodingKey::from_secret(bytes),
+            encoding: EncodingKey::from_secret(signing.bytes()),
+            key_id: signing.id().to_owned(),
+            decoding: secrets
+                .all()
+                .iter()
+                .map(|secret| {
+                    (
+                        secret.id().to_owned(),
+                        DecodingKey::from_secret(secret.bytes()),
+                    )
+                })
+                .collect(),
             validation,
             ttl: chrono::Duration::hours(i64::from(ttl_hours)),
-            answers: hmac::Mac::finalize(answers).into_bytes().into(),
+            answers: secrets.derive_all(b"kuryr idempotent answers v1"),
+            forms: secrets.derive_all(b"kuryr web forms v1"),
             verified: Mutex::default(),
         }
     }
@@ -102,9 +112,10 @@ impl TokenKeys {
             sv: session_version,
             sid: hex::encode(sid),
         };
-        let token =
-            jsonwebtoken::encode(&Header::new(JwtAlgorithm::HS256), &claims, &self.encoding)
-                .map_err(|e| anyhow::anyhow!("cannot sign token: {e}"))?;
+        let mut header = Header::new(JwtAlgorithm::HS256);
+        header.kid = Some(self.key_id.clone());
+        let token = jsonwebtoken::encode(&header, &claims, &self.encoding)
+            .map_err(|e| anyhow::anyhow!("cannot sign token: {e}"))?;
         Ok(IssuedToken {
             token,
             session_id: claims.sid,
@@ -118,10 +129,7 @@ impl TokenKeys {
         let claims = match known {
             Some(claims) => claims,
             None => {
-                let claims =
-                    jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-                        .ok()?
-                        .claims;
+                let claims = self.decode(token)?;
                 let mut verified = self.verified();
                 if verified.len() >= VERIFIED_TOKENS {
                     verified.clear();
@@ -131,6 +139,20 @@ impl TokenKeys {
             }
         };
         (claims.exp > now.timestamp()).then_some(claims)
+    }
+
+    /// The claims of a token signed with one of the secrets: the one its key id names, or, for
+    /// a token without one (signed before secrets had ids), any.
+    fn decode(&self, token: &str) -> Option<Claims> {
+        let kid = jsonwebtoken::decode_header(token).ok()?.kid;
+        self.decoding
+            .iter()
+            .filter(|(id, _)| kid.as_ref().is_none_or(|kid| kid == id))
+            .find_map(|(_, key)| {
+                jsonwebtoken::decode::<Claims>(token, key, &self.validation)
+                    .ok()
+                    .map(|data| data.claims)
+            })
     }
 
     fn verified(&self) -> MutexGuard<'_, HashMap<Box<str>, Claims>> {
@@ -143,11 +165,14 @@ impl TokenKeys {
 mod tests {
     use super::*;
 
+    use secrecy::SecretString;
+
+    fn secret(text: &str) -> SecretString {
+        SecretString::from(text.to_owned())
+    }
+
     fn keys() -> TokenKeys {
-        TokenKeys::new(
-            &SecretString::from("0123456789abcdef0123456789abcdef".to_owned()),
-            1,
-        )
+        TokenKeys::new(&Secrets::one(secret("0123456789abcdef0123456789abcdef")), 1)
     }
 
     #[test]
@@ -249,7 +274,7 @@ mod tests {
     fn tokens_signed_with_another_secret_or_algorithm_are_refused() {
         let keys = keys();
         let other = TokenKeys::new(
-            &SecretString::from("another secret of 32 bytes or more!".to_owned()),
+            &Secrets::one(secret("another secret of 32 bytes or more!")),
             1,
         );
         let forged = other.issue("u1", 0, Utc::now()).unwrap().token;
@@ -270,5 +295,49 @@ mod tests {
         )
         .unwrap();
         assert!(keys.verify(&hs512, Utc::now()).is_none());
+    }
+
+    #[test]
+    fn a_rotated_secret_verifies_until_it_is_dropped() {
+        let old = "0123456789abcdef0123456789abcdef";
+        let new = "a newer secret of 32 bytes or more";
+        let now = Utc::now();
+        let before = keys().issue("u1", 0, now).unwrap().token;
+        // As signed before secrets had key ids: no `kid` in the header.
+        let claims = keys().verify(&before, now).unwrap();
+        let unnamed = jsonwebtoken::encode(
+            &Header::new(JwtAlgorithm::HS256),
+            &claims,
+            &EncodingKey::from_secret(old.as_bytes()),
+        )
+        .unwrap();
+        // The new secret is accepted first, everywhere, while the old one still signs.
+        let accepting = TokenKeys::new(&Secrets::new(secret(old), [secret(new)]), 1);
+        let rotated = TokenKeys::new(&Secrets::new(secret(new), [secret(old)]), 1);
+        let after = rotated.issue("u2", 0, now).unwrap().token;
+        assert_eq!(
+            jsonwebtoken::decode_header(&after).unwrap().kid.as_deref(),
+            Some(crate::auth::secrets::Secret::new(secret(new)).id())
+        );
+        for token in [&before, &unnamed, &after] {
+            assert!(accepting.verify(token, now).is_some());
+            assert!(rotated.verify(token, now).is_some());
+        }
+        // Once the old secret is dropped, what it signed is refused.
+        let dropped = TokenKeys::new(&Secrets::one(secret(new)), 1);
+        assert!(dropped.verify(&before, now).is_none());
+        assert!(dropped.verify(&unnamed, now).is_none());
+        assert!(dropped.verify(&after, now).is_some());
+        // A key id names a key: a token claiming the new id but signed with the old is refused.
+        let mut header = Header::new(JwtAlgorithm::HS256);
+        header.kid = Some(
+            crate::auth::secrets::Secret::new(secret(new))
+                .id()
+                .to_owned(),
+        );
+        let misnamed =
+            jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(old.as_bytes()))
+                .unwrap();
+        assert!(rotated.verify(&misnamed, now).is_none());
     }
 }

@@ -9,9 +9,11 @@ pub mod password;
 pub mod personal_token;
 pub mod reply_address;
 pub mod scopes;
+pub mod secrets;
 
 pub use caller::{
     AuthUser, Caller, Credential, INVALID_CREDENTIALS, INVALID_TOKEN, LoginSession, TOKEN_REQUIRED,
 };
 pub use login_token::{Claims, IssuedToken, TokenKeys};
 pub use password::{HashMemory, hash_password, verify_password};
+pub use secrets::{Secret, Secrets};

@@ -6,8 +6,9 @@
 
 use data_encoding::{BASE32_NOPAD, Encoding};
 use hmac::{Hmac, Mac};
-use secrecy::{ExposeSecret, SecretString};
 use sha2::Sha256;
+
+use super::secrets::Secrets;
 
 /// What a reply address stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +25,9 @@ pub struct ReplyTo {
 /// Signs and reads reply addresses' local parts.
 #[derive(Clone)]
 pub struct ReplyAddresses {
-    key: [u8; 32],
+    /// One key per secret, the signing one's first. An address has no room for a key id (it
+    /// must fit 64 characters), so reading one tries each: there are rarely more than two.
+    keys: Vec<[u8; 32]>,
 }
 
 /// Bytes of the signature kept: 96 bits, far beyond guessing by mail.
@@ -37,18 +40,14 @@ fn base32() -> Encoding {
 }
 
 impl ReplyAddresses {
-    pub fn new(secret: &SecretString) -> Self {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret.expose_secret().as_bytes())
-            .expect("HMAC takes a key of any length");
-        mac.update(b"kuryr reply addresses v1");
+    pub fn new(secrets: &Secrets) -> Self {
         ReplyAddresses {
-            key: mac.finalize().into_bytes().into(),
+            keys: secrets.derive_all(b"kuryr reply addresses v1"),
         }
     }
 
-    fn mac(&self, body: &[u8]) -> Hmac<Sha256> {
-        let mut mac =
-            <Hmac<Sha256> as Mac>::new_from_slice(&self.key).expect("a 32-byte key fits HMAC");
+    fn mac(key: &[u8; 32], body: &[u8]) -> Hmac<Sha256> {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("a 32-byte key fits HMAC");
         mac.update(body);
         mac
     }
@@ -61,7 +60,7 @@ impl ReplyAddresses {
         let ply = reply.ply.checked_mul(2)? | u32::from(reply.black);
         bytes.extend_from_slice(&ply.to_be_bytes());
         bytes.extend_from_slice(&reply.generation.to_be_bytes());
-        let signature = self.mac(&bytes).finalize().into_bytes();
+        let signature = Self::mac(&self.keys[0], &bytes).finalize().into_bytes();
         bytes.extend_from_slice(&signature[..MAC_BYTES]);
         Some(base32().encode(&bytes).to_ascii_lowercase())
     }
@@ -75,7 +74,11 @@ impl ReplyAddresses {
             return None;
         }
         let (body, signature) = bytes.split_at(BYTES - MAC_BYTES);
-        self.mac(body).verify_truncated_left(signature).ok()?;
+        self.keys.iter().find(|key| {
+            Self::mac(key, body)
+                .verify_truncated_left(signature)
+                .is_ok()
+        })?;
         let game = uuid::Uuid::from_slice(&body[..16]).ok()?;
         let ply = u32::from_be_bytes(body[16..20].try_into().ok()?);
         let generation = i32::from_be_bytes(body[20..24].try_into().ok()?);
@@ -92,8 +95,14 @@ impl ReplyAddresses {
 mod tests {
     use super::*;
 
-    fn addresses(secret: &str) -> ReplyAddresses {
-        ReplyAddresses::new(&SecretString::from(secret.to_owned()))
+    use secrecy::SecretString;
+
+    fn secret(text: &str) -> SecretString {
+        SecretString::from(text.to_owned())
+    }
+
+    fn addresses(text: &str) -> ReplyAddresses {
+        ReplyAddresses::new(&Secrets::one(secret(text)))
     }
 
     fn reply() -> ReplyTo {
@@ -132,5 +141,19 @@ mod tests {
         assert_eq!(signer.read(&String::from_utf8(changed).unwrap()), None);
         assert_eq!(signer.read("postmaster"), None);
         assert_eq!(signer.read(""), None);
+    }
+
+    #[test]
+    fn an_address_mailed_before_a_rotation_reads_until_its_secret_is_dropped() {
+        let (old, new) = (
+            "a secret of thirty-two bytes or more!!",
+            "a newer secret of thirty-two bytes!!",
+        );
+        let mailed = addresses(old).local_part(&reply()).unwrap();
+        let rotated = ReplyAddresses::new(&Secrets::new(secret(new), [secret(old)]));
+        assert_eq!(rotated.read(&mailed), Some(reply()));
+        let fresh = rotated.local_part(&reply()).unwrap();
+        assert_eq!(addresses(new).read(&fresh), Some(reply()));
+        assert_eq!(addresses(new).read(&mailed), None);
     }
 }

@@ -9,8 +9,9 @@
 //! [`ABANDONED_AFTER`], and that retry runs the request again.
 //!
 //! An answer may hold a secret shown once (a personal access token, a webhook's signing
-//! secret): it is kept sealed (ChaCha20-Poly1305) under a key derived from the server's secret
-//! and the idempotency key, and the idempotency key itself is kept only as a digest, so that a
+//! secret): it is kept sealed (ChaCha20-Poly1305) under a key derived from the server's signing
+//! secret and the idempotency key (an answer kept under a secret that now only verifies is still
+//! found and opened), and the idempotency key itself is kept only as a digest, so that a
 //! copy of the database alone opens no answer.
 
 use base64::Engine as _;
@@ -84,12 +85,17 @@ pub struct KeyedRequest {
     key: String,
     fingerprint: String,
     seal: [u8; 32],
+    /// The key's digest and seal under each secret that only verifies: while a secret is being
+    /// replaced, an answer kept under the older one is still found and opened.
+    older: Vec<(String, [u8; 32])>,
 }
 
 impl KeyedRequest {
     /// Reads the key and takes the request's fingerprint: the method, the path and the body.
+    ///
+    /// `answers`: the answer keys derived from each secret, the signing one's first.
     pub fn new(
-        answers: &[u8; 32],
+        answers: &[[u8; 32]],
         owner: KeyOwner,
         key: &str,
         sent: Sent<'_>,
@@ -108,17 +114,25 @@ impl KeyedRequest {
         for part in [method.as_bytes(), b" ", path.as_bytes(), b"\n", body] {
             digest.update(part);
         }
-        let derive = |label: &[u8]| -> [u8; 32] {
-            let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(answers)
-                .expect("HMAC takes a key of any length");
-            for part in [label, owner.id().as_bytes(), b"\0", key.as_bytes()] {
-                mac.update(part);
-            }
-            mac.finalize().into_bytes().into()
-        };
+        let owner_id = owner.id();
+        let mut under = answers.iter().map(|answers| {
+            let derive = |label: &[u8]| -> [u8; 32] {
+                let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(answers)
+                    .expect("HMAC takes a key of any length");
+                for part in [label, owner_id.as_bytes(), b"\0", key.as_bytes()] {
+                    mac.update(part);
+                }
+                mac.finalize().into_bytes().into()
+            };
+            (hex::encode(derive(b"key ")), derive(b"seal "))
+        });
+        let (key, seal) = under
+            .next()
+            .ok_or_else(|| ServiceError::internal("the server has no secret"))?;
         Ok(KeyedRequest {
-            key: hex::encode(derive(b"key ")),
-            seal: derive(b"seal "),
+            key,
+            seal,
+            older: under.collect(),
             owner,
             fingerprint: hex::encode(digest.finalize()),
         })
@@ -130,6 +144,25 @@ impl KeyedRequest {
 
     fn cipher(&self) -> ChaCha20Poly1305 {
         ChaCha20Poly1305::new(&Key::from(self.seal))
+    }
+
+    /// This request as it was keyed under an older secret, if a key was kept that way.
+    fn kept_under_older_secret(
+        &self,
+        conn: &mut db::DbConn,
+    ) -> Result<Option<(KeyedRequest, db::idempotency::StoredKey)>, ServiceError> {
+        for (key, seal) in &self.older {
+            if let Some(stored) = db::idempotency::find(conn, &self.owner.id(), key)? {
+                let older = KeyedRequest {
+                    key: key.clone(),
+                    seal: *seal,
+                    older: Vec::new(),
+                    ..self.clone()
+                };
+                return Ok(Some((older, stored)));
+            }
+        }
+        Ok(None)
     }
 
     /// The answer's body sealed: base64 of the nonce and the ciphertext.
@@ -180,6 +213,28 @@ pub enum Claim {
     Replay(KeptAnswer),
 }
 
+/// The answer kept under `request`'s key, if it has one, once the request is known to be the
+/// one it was kept for.
+fn kept_answer(
+    request: &KeyedRequest,
+    stored: &db::idempotency::StoredKey,
+) -> Result<Option<Claim>, ServiceError> {
+    if stored.fingerprint != request.fingerprint {
+        return Err(ServiceError::invalid(
+            "Idempotency-Key",
+            "this Idempotency-Key was sent with another request (another endpoint or body); a key names one request, so send a new key with a new request",
+        ));
+    }
+    match (stored.status, &stored.body) {
+        (Some(status), Some(body)) => Ok(Some(Claim::Replay(KeptAnswer {
+            status: u16::try_from(status).unwrap_or(200),
+            location: stored.location.clone(),
+            body: request.open(body)?,
+        }))),
+        _ => Ok(None),
+    }
+}
+
 /// Claims the key of a request about to run, or finds the answer it already has.
 pub async fn claim(
     db: &Database,
@@ -189,6 +244,11 @@ pub async fn claim(
     let now = now.naive_utc();
     db.write(move |conn| {
         let owner = &request.owner.id();
+        if let Some((older, stored)) = request.kept_under_older_secret(conn)?
+            && let Some(replay) = kept_answer(&older, &stored)?
+        {
+            return Ok(replay);
+        }
         if db::idempotency::claim(conn, owner, &request.key, &request.fingerprint, now)? {
             return Ok(Claim::Run);
         }
@@ -197,28 +257,18 @@ pub async fn claim(
                 kind: Conflict::ConcurrentUpdate,
                 detail: "the Idempotency-Key was given back while this request read it; send it again".into(),
             })?;
-        if stored.fingerprint != request.fingerprint {
-            return Err(ServiceError::invalid(
-                "Idempotency-Key",
-                "this Idempotency-Key was sent with another request (another endpoint or body); a key names one request, so send a new key with a new request",
-            ));
+        if let Some(replay) = kept_answer(&request, &stored)? {
+            return Ok(replay);
         }
-        match (stored.status, stored.body) {
-            (Some(status), Some(body)) => Ok(Claim::Replay(KeptAnswer {
-                status: u16::try_from(status).unwrap_or(200),
-                location: stored.location,
-                body: request.open(&body)?,
-            })),
-            _ if now - stored.created_at >= ABANDONED_AFTER
-                && db::idempotency::reclaim(conn, owner, &request.key, stored.created_at, now)? =>
-            {
-                Ok(Claim::Run)
-            }
-            _ => Err(ServiceError::Conflict {
-                kind: Conflict::IdempotencyKeyInUse,
-                detail: "a request with this Idempotency-Key is still running; send it again in a moment to get its answer".into(),
-            }),
+        if now - stored.created_at >= ABANDONED_AFTER
+            && db::idempotency::reclaim(conn, owner, &request.key, stored.created_at, now)?
+        {
+            return Ok(Claim::Run);
         }
+        Err(ServiceError::Conflict {
+            kind: Conflict::IdempotencyKeyInUse,
+            detail: "a request with this Idempotency-Key is still running; send it again in a moment to get its answer".into(),
+        })
     })
     .await
 }

@@ -30,7 +30,9 @@ pub const INBOUND_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /// An app's state that writes reply addresses and takes mail by webhook.
 pub fn taking_mail(state: AppState) -> AppState {
-    let addresses = ReplyAddresses::new(&SecretString::from(SECRET.to_owned()));
+    let addresses = ReplyAddresses::new(&kuryr::auth::Secrets::one(SecretString::from(
+        SECRET.to_owned(),
+    )));
     let notifier = state
         .notifier
         .clone()

@@ -12,6 +12,7 @@ use actix_web::test::{self, TestRequest};
 use actix_web::{App, web};
 use chrono::{DateTime, Utc};
 use diesel::{Connection, PgConnection, RunQueryDsl};
+use kuryr::auth::Secrets;
 use secrecy::SecretString;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -211,7 +212,7 @@ async fn start_app(
     customize: impl FnOnce(AppState) -> AppState,
 ) -> TestApp {
     let db = Database::connect(&url, 4).expect("database opens");
-    let secret = SecretString::from(SECRET.to_owned());
+    let secret = Secrets::one(SecretString::from(SECRET.to_owned()));
     let tokens = TokenKeys::new(&secret, 24);
     let notifier = Notifier::new(PUBLIC_URL, LinkSigner::new(&secret));
     let hasher = Hasher::start(hashing).expect("the hashing threads start");
