@@ -7,12 +7,15 @@
 //! configured otherwise, see [`client_group`]): one host is given a whole /64, and counted by
 //! address it would be 2^64 clients.
 //!
-//! Every limit lives in this process's memory. Several processes behind one database each
-//! keep their own (see the README): a client spread over N processes gets up to N times each
-//! allowance.
+//! The limits that guard accounts (failed logins, registrations, account mails) are counted in
+//! the database when the server is given one to share ([`Limits::shared_in`], on PostgreSQL): N
+//! processes then give a client one allowance, not N. They are counted in the table
+//! `rate_limits` by the same GCRA, one statement per check (`db::rate_limits`); should the
+//! database fail to answer, each process falls back to counting alone. The other limits (requests
+//! per user, anonymous work) guard this process's own capacity and stay in its memory.
 
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Debug};
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -24,6 +27,10 @@ use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::{Quota, RateLimiter};
+use sha2::{Digest, Sha256};
+
+use crate::db::rate_limits::{self, Allowance, Counted};
+use crate::db::{Database, DbConn, StorageError};
 
 type Limiter<K> =
     RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock, StateInformationMiddleware>;
@@ -44,6 +51,17 @@ impl Rate {
                 None => panic!("a rate counts at least one"),
             },
             period,
+        }
+    }
+
+    /// The same allowance for the shared table, in microseconds.
+    fn allowance(&self) -> Allowance {
+        let interval = i64::try_from((self.period / self.count.get()).as_micros())
+            .unwrap_or(i64::MAX / 2)
+            .max(1);
+        Allowance {
+            interval,
+            burst: interval.saturating_mul(i64::from(self.count.get())),
         }
     }
 
@@ -114,7 +132,7 @@ impl FromStr for RateSetting {
 impl fmt::Display for RateSetting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some(rate) => rate.fmt(f),
+            Some(rate) => fmt::Display::fmt(&rate, f),
             None => f.write_str("off"),
         }
     }
@@ -195,6 +213,54 @@ impl<K: Hash + Eq + Clone> Throttle<K> {
             limiter.shrink_to_fit();
         }
     }
+
+    /// Like `check`, counted in the shared table.
+    fn check_shared(&self, conn: &mut DbConn, key: &K) -> diesel::QueryResult<Result<(), Limited>>
+    where
+        K: Debug,
+    {
+        self.shared(key, |id, allowance, now| {
+            rate_limits::count(conn, id, allowance, now)
+        })
+    }
+
+    /// Whether one more would be let through, counted in the shared table, counting nothing.
+    fn peek_shared(&self, conn: &mut DbConn, key: &K) -> diesel::QueryResult<Result<(), Limited>>
+    where
+        K: Debug,
+    {
+        self.shared(key, |id, allowance, now| {
+            rate_limits::peek(conn, id, allowance, now)
+        })
+    }
+
+    fn shared(
+        &self,
+        key: &K,
+        ask: impl FnOnce(&str, Allowance, i64) -> diesel::QueryResult<Counted>,
+    ) -> diesel::QueryResult<Result<(), Limited>>
+    where
+        K: Debug,
+    {
+        let Some((rate, _)) = &self.limit else {
+            return Ok(Ok(()));
+        };
+        // The table holds a digest of the key, not the client address or email address itself.
+        let digest = Sha256::new()
+            .chain_update(self.policy)
+            .chain_update([0])
+            .chain_update(format!("{key:?}"))
+            .finalize();
+        let id = hex::encode(&digest[..16]);
+        Ok(match ask(&id, rate.allowance(), now_micros())? {
+            Counted::Allowed => Ok(()),
+            Counted::Refused { retry_after } => Err(Limited {
+                policy: self.policy,
+                rate: *rate,
+                retry_after: Duration::from_micros(retry_after.unsigned_abs()),
+            }),
+        })
+    }
 }
 
 /// A limit on failures per key: failures are counted after the fact, and once a key has spent
@@ -251,6 +317,21 @@ impl<K: Hash + Eq + Clone> FailureThrottle<K> {
                 .expect("the lock is never poisoned")
                 .insert(key.clone(), (until, limited));
         }
+    }
+
+    fn check_shared(&self, conn: &mut DbConn, key: &K) -> diesel::QueryResult<Result<(), Limited>>
+    where
+        K: Debug,
+    {
+        self.failures.peek_shared(conn, key)
+    }
+
+    fn failed_shared(&self, conn: &mut DbConn, key: &K) -> diesel::QueryResult<()>
+    where
+        K: Debug,
+    {
+        // A failure past the allowance is not counted again: the key is refused until then.
+        self.failures.check_shared(conn, key).map(drop)
     }
 
     fn sweep(&self) {
@@ -375,15 +456,17 @@ pub struct Limits {
     login_failures_per_client: FailureThrottle<IpAddr>,
     registrations_per_client: Throttle<IpAddr>,
     /// Confirmation mails per recipient address.
-    pub confirmation_mails_per_recipient: Throttle<String>,
+    confirmation_mails_per_recipient: Throttle<String>,
     /// Password-reset mails per recipient address, counted per request whether or not an
     /// account has the address. Kept apart from the confirmations, which only a real account
     /// spends: one shared allowance would tell who registered lately.
-    pub reset_mails_per_recipient: Throttle<String>,
+    reset_mails_per_recipient: Throttle<String>,
     account_mails_per_client: Throttle<IpAddr>,
     /// Every authenticated request, per user.
     pub requests_per_user: Throttle<String>,
     anonymous_work_per_client: Throttle<IpAddr>,
+    /// Where the limits that guard accounts are counted, when not in this process alone.
+    shared: Option<Database>,
 }
 
 impl Limits {
@@ -420,6 +503,7 @@ impl Limits {
                 "anonymous-work-per-client",
                 settings.anonymous_work_per_client,
             ),
+            shared: None,
         }
     }
 
@@ -428,14 +512,50 @@ impl Limits {
         client_group(address, self.ipv6_prefix)
     }
 
-    /// Waits for `client`'s turn to log in; the turn ends when the guard is dropped.
+    /// Counts the limits that guard accounts in `db`, which every server process on it shares.
+    pub fn shared_in(mut self, db: Database) -> Limits {
+        self.shared = Some(db);
+        self
+    }
+
+    /// Waits for `client`'s turn to log in; the turn ends when the guard is dropped. Turns are
+    /// taken per process: with N processes, up to N of a client's attempts run at once.
     pub async fn login_turn(&self, client: IpAddr) -> tokio::sync::OwnedMutexGuard<()> {
         self.login_turns.wait(self.client(client)).await
     }
 
+    /// Runs `shared` on the shared table, or `alone` in this process's memory when there is no
+    /// table to share or it does not answer (then this process counts alone, as it would on a
+    /// single machine, rather than letting every request through or refusing them all).
+    async fn counted<T: Send + 'static>(
+        self: &Arc<Self>,
+        shared: impl FnOnce(&Limits, &mut DbConn) -> diesel::QueryResult<T> + Send + 'static,
+        alone: impl FnOnce(&Limits) -> T,
+    ) -> T {
+        let Some(db) = &self.shared else {
+            return alone(self);
+        };
+        let limits = self.clone();
+        let answer = db
+            .write(move |conn| shared(&limits, conn).map_err(StorageError::from))
+            .await;
+        match answer {
+            Ok(answer) => answer,
+            Err(error) => {
+                tracing::warn!(%error, "the shared rate limits did not answer; counting in this process alone");
+                alone(self)
+            }
+        }
+    }
+
     /// May `client` register one more account? Spends one.
-    pub fn check_registration(&self, client: IpAddr) -> Result<(), Limited> {
-        self.registrations_per_client.check(&self.client(client))
+    pub async fn check_registration(self: &Arc<Self>, client: IpAddr) -> Result<(), Limited> {
+        let client = self.client(client);
+        self.counted(
+            move |limits, conn| limits.registrations_per_client.check_shared(conn, &client),
+            |limits| limits.registrations_per_client.check(&client),
+        )
+        .await
     }
 
     /// May `client`, without a token, have the server draw or analyse something? Spends one.
@@ -444,38 +564,116 @@ impl Limits {
     }
 
     /// May `client` try to log in to `account`?
-    pub fn check_login(&self, account: &str, client: IpAddr) -> Result<(), Limited> {
+    pub async fn check_login(
+        self: &Arc<Self>,
+        account: &str,
+        client: IpAddr,
+    ) -> Result<(), Limited> {
         let client = self.client(client);
-        self.login_failures_per_client.check(&client)?;
-        self.login_failures_per_account
-            .check(&(account_key(account), client))
+        let account = (account_key(account), client);
+        let alone = |limits: &Limits| {
+            limits.login_failures_per_client.check(&client)?;
+            limits.login_failures_per_account.check(&account)
+        };
+        let key = account.clone();
+        self.counted(
+            move |limits, conn| {
+                Ok(limits
+                    .login_failures_per_client
+                    .check_shared(conn, &client)?
+                    .and(limits.login_failures_per_account.check_shared(conn, &key)?))
+            },
+            alone,
+        )
+        .await
     }
 
-    pub fn login_failed(&self, account: &str, client: IpAddr) {
+    pub async fn login_failed(self: &Arc<Self>, account: &str, client: IpAddr) {
         let client = self.client(client);
-        self.login_failures_per_client.failed(&client);
-        self.login_failures_per_account
-            .failed(&(account_key(account), client));
+        let account = (account_key(account), client);
+        let key = account.clone();
+        self.counted(
+            move |limits, conn| {
+                limits
+                    .login_failures_per_client
+                    .failed_shared(conn, &client)?;
+                limits.login_failures_per_account.failed_shared(conn, &key)
+            },
+            |limits| {
+                limits.login_failures_per_client.failed(&client);
+                limits.login_failures_per_account.failed(&account);
+            },
+        )
+        .await
     }
 
     /// May `client` have a mail of this kind sent to `recipient`? Spends one of each.
-    pub fn check_account_mail(
+    pub async fn check_account_mail(
+        self: &Arc<Self>,
+        kind: AccountMail,
+        recipient: &str,
+        client: IpAddr,
+    ) -> Result<(), Limited> {
+        let recipient = recipient.to_owned();
+        let alone_recipient = recipient.clone();
+        self.counted(
+            move |limits, conn| limits.check_account_mail_in(conn, kind, &recipient, client),
+            |limits| limits.check_account_mail_alone(kind, &alone_recipient, client),
+        )
+        .await
+    }
+
+    /// [`Limits::check_account_mail`] inside a transaction of the caller's, on its connection.
+    pub fn check_account_mail_in(
+        &self,
+        conn: &mut DbConn,
+        kind: AccountMail,
+        recipient: &str,
+        client: IpAddr,
+    ) -> diesel::QueryResult<Result<(), Limited>> {
+        if self.shared.is_none() {
+            return Ok(self.check_account_mail_alone(kind, recipient, client));
+        }
+        let per_client = self
+            .account_mails_per_client
+            .check_shared(conn, &self.client(client))?;
+        if per_client.is_err() {
+            return Ok(per_client);
+        }
+        self.per_recipient(kind)
+            .check_shared(conn, &recipient.trim().to_lowercase())
+    }
+
+    fn check_account_mail_alone(
         &self,
         kind: AccountMail,
         recipient: &str,
         client: IpAddr,
     ) -> Result<(), Limited> {
         self.account_mails_per_client.check(&self.client(client))?;
-        let per_recipient = match kind {
-            AccountMail::Confirmation => &self.confirmation_mails_per_recipient,
-            AccountMail::PasswordReset => &self.reset_mails_per_recipient,
-        };
-        per_recipient.check(&recipient.trim().to_lowercase())
+        self.per_recipient(kind)
+            .check(&recipient.trim().to_lowercase())
     }
 
-    /// Forgets the keys whose allowance is whole again, so memory follows the clients of the
-    /// last minutes, not every client ever seen.
-    pub fn sweep(&self) {
+    fn per_recipient(&self, kind: AccountMail) -> &Throttle<String> {
+        match kind {
+            AccountMail::Confirmation => &self.confirmation_mails_per_recipient,
+            AccountMail::PasswordReset => &self.reset_mails_per_recipient,
+        }
+    }
+
+    /// Forgets the keys whose allowance is whole again, so memory (and the shared table) follows
+    /// the clients of the last minutes, not every client ever seen.
+    pub async fn sweep(&self) {
+        if let Some(db) = &self.shared {
+            let now = now_micros();
+            if let Err(error) = db
+                .write(move |conn| rate_limits::prune(conn, now).map_err(StorageError::from))
+                .await
+            {
+                tracing::warn!(%error, "the shared rate limits could not be pruned");
+            }
+        }
         self.login_turns.sweep();
         self.login_failures_per_account.sweep();
         self.login_failures_per_client.sweep();
@@ -486,6 +684,15 @@ impl Limits {
         self.requests_per_user.sweep();
         self.anonymous_work_per_client.sweep();
     }
+}
+
+/// Microseconds since 1970, as the shared table counts time. Each process reads its own clock:
+/// clocks kept by NTP differ by far less than any allowance's interval.
+fn now_micros() -> i64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since.as_micros()).unwrap_or(i64::MAX)
 }
 
 fn account_key(account: &str) -> AccountKey {
@@ -575,32 +782,103 @@ mod tests {
         );
         assert_eq!(client_group(ip("2001:db8::1"), 0), ip("::"));
         assert_eq!(client_group(ip("203.0.113.9"), 64), ip("203.0.113.9"));
-        // Every address of a /64 shares one allowance; the next /64 has its own.
-        let limits = Limits::new(&LimitSettings::DEFAULT);
-        for host in 1..=10 {
-            limits
-                .check_registration(ip(&format!("2001:db8:0:1::{host:x}")))
-                .unwrap();
-        }
-        assert!(
-            limits
-                .check_registration(ip("2001:db8:0:1:ffff::1"))
-                .is_err()
-        );
-        limits.check_registration(ip("2001:db8:0:2::1")).unwrap();
     }
 
-    #[test]
-    fn the_owner_logs_in_from_an_address_that_was_not_failing() {
-        let limits = Limits::new(&LimitSettings::DEFAULT);
+    /// Limits as one process keeps them alone, and as two processes on one database share
+    /// them (each check answered by one of the two in turn).
+    async fn both_ways(settings: &LimitSettings) -> Vec<(tempfile::TempDir, Vec<Arc<Limits>>)> {
+        let alone = vec![Arc::new(Limits::new(settings))];
+        let dir = tempfile::tempdir().unwrap();
+        let url = crate::db::DatabaseUrl::sqlite_file(&dir.path().join("k.sqlite3"));
+        crate::db::run_migrations(&url).unwrap();
+        let db = Database::connect(&url, 2).unwrap();
+        let shared = (0..2)
+            .map(|_| Arc::new(Limits::new(settings).shared_in(db.clone())))
+            .collect();
+        vec![(tempfile::tempdir().unwrap(), alone), (dir, shared)]
+    }
+
+    #[tokio::test]
+    async fn every_address_of_a_network_shares_one_allowance() {
+        let ip = |text: &str| -> IpAddr { text.parse().unwrap() };
+        for (_dir, processes) in both_ways(&LimitSettings::DEFAULT).await {
+            let mut turn = processes.iter().cycle();
+            // Every address of a /64 shares one allowance; the next /64 has its own.
+            for host in 1..=10 {
+                let client = ip(&format!("2001:db8:0:1::{host:x}"));
+                turn.next()
+                    .unwrap()
+                    .check_registration(client)
+                    .await
+                    .unwrap();
+            }
+            let refused = turn
+                .next()
+                .unwrap()
+                .check_registration(ip("2001:db8:0:1:ffff::1"))
+                .await
+                .unwrap_err();
+            // One comes back every 6 minutes.
+            assert!(
+                refused.retry_after > Duration::from_secs(5 * 60),
+                "{refused}"
+            );
+            assert!(
+                refused.retry_after <= Duration::from_secs(6 * 60),
+                "{refused}"
+            );
+            let other = ip("2001:db8:0:2::1");
+            turn.next()
+                .unwrap()
+                .check_registration(other)
+                .await
+                .unwrap();
+        }
+    }
+
+    #[tokio::test]
+    async fn the_owner_logs_in_from_an_address_that_was_not_failing() {
         let attacker: IpAddr = "203.0.113.7".parse().unwrap();
         let owner: IpAddr = "198.51.100.2".parse().unwrap();
-        for _ in 0..5 {
-            limits.login_failed("Alice", attacker);
+        for (_dir, processes) in both_ways(&LimitSettings::DEFAULT).await {
+            let mut turn = processes.iter().cycle();
+            for _ in 0..5 {
+                let limits = turn.next().unwrap();
+                limits.check_login("alice", attacker).await.unwrap();
+                limits.login_failed("Alice", attacker).await;
+            }
+            for limits in &processes {
+                assert!(limits.check_login("alice", attacker).await.is_err());
+                assert!(limits.check_login(" ALICE ", attacker).await.is_err());
+                limits.check_login("alice", owner).await.unwrap();
+                limits.check_login("bob", attacker).await.unwrap();
+            }
         }
-        assert!(limits.check_login("alice", attacker).is_err());
-        assert!(limits.check_login(" ALICE ", attacker).is_err());
-        limits.check_login("alice", owner).unwrap();
-        limits.check_login("bob", attacker).unwrap();
+    }
+
+    #[tokio::test]
+    async fn account_mails_are_counted_per_recipient_and_per_client() {
+        let client: IpAddr = "203.0.113.7".parse().unwrap();
+        for (_dir, processes) in both_ways(&LimitSettings::DEFAULT).await {
+            let mut turn = processes.iter().cycle();
+            for _ in 0..3 {
+                let limits = turn.next().unwrap();
+                limits
+                    .check_account_mail(AccountMail::PasswordReset, "A@example.org", client)
+                    .await
+                    .unwrap();
+            }
+            let limits = turn.next().unwrap();
+            let refused = limits
+                .check_account_mail(AccountMail::PasswordReset, " a@EXAMPLE.org", client)
+                .await
+                .unwrap_err();
+            assert_eq!(refused.policy, "reset-mails-per-recipient");
+            // Confirmations to the same address are counted apart.
+            limits
+                .check_account_mail(AccountMail::Confirmation, "a@example.org", client)
+                .await
+                .unwrap();
+        }
     }
 }

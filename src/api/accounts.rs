@@ -414,7 +414,8 @@ pub async fn request_password_reset(
         &state.after_answer,
         body.into_inner().email.into(),
         state.clock.now(),
-    )?;
+    )
+    .await?;
     Ok(HttpResponse::Accepted().finish())
 }
 

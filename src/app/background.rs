@@ -108,7 +108,7 @@ async fn listen(work: Arc<Work>, stop: CancellationToken) {
 /// Forgets, once a minute, the rate-limit keys that have their whole allowance again.
 async fn sweep_limits(work: Arc<Work>, stop: CancellationToken) {
     while pause(LIMITS_SWEEP, &stop).await {
-        work.limits.sweep();
+        work.limits.sweep().await;
     }
 }
 

@@ -23,7 +23,7 @@ use crate::auth::hasher::Hasher;
 use crate::auth::links::LinkSigner;
 use crate::auth::reply_address::ReplyAddresses;
 use crate::board::pictures::Pictures;
-use crate::db::{self, Database};
+use crate::db::{self, Database, DatabaseUrl};
 use crate::http::capacity::{self, Capacity, Places};
 use crate::http::deadline::expect_continue;
 use crate::http::state::InboundEndpoint;
@@ -133,13 +133,20 @@ impl Application {
             .workers
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
         let places = Places::new(server_capacity(&settings, open_files, workers));
+        // On PostgreSQL several processes may serve one site: the limits that guard accounts are
+        // counted in the database so that they give a client one allowance, not one per process.
+        let shared_limits = matches!(settings.database_url, DatabaseUrl::Postgres(_));
+        let state = AppState::new(db, hasher, tokens, clock, notifier, pictures);
+        let state = match shared_limits {
+            true => state.with_shared_limits(&defences.limits),
+            false => state.with_limits(&defences.limits),
+        };
         let state = web::Data::new(
-            AppState::new(db, hasher, tokens, clock, notifier, pictures)
+            state
                 .with_vacation_days(settings.vacation_days)
                 .with_events(settings.events)
                 .with_webhooks(settings.webhooks)
                 .with_cors(settings.cors.clone())
-                .with_limits(&defences.limits)
                 .with_trusted_proxies(defences.trusted_proxies.clone())
                 .with_places(places.clone())
                 .with_inbound(settings.inbound.as_ref().and_then(|inbound| {

@@ -27,6 +27,7 @@ pub mod moves;
 pub mod outbox;
 pub mod played;
 mod prepared;
+pub mod rate_limits;
 pub mod ratings;
 pub mod recent;
 pub mod reminders;

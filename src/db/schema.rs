@@ -335,6 +335,14 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    rate_limits (key) {
+        key -> Text,
+        tat -> BigInt,
+        allowed -> Integer,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(conditional_notices -> users (user_id));
 diesel::joinable!(ratings -> users (user_id));
@@ -371,5 +379,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     ratings,
     rating_history,
     conditional_notices,
-    inbound_mail
+    inbound_mail,
+    rate_limits,
 );

@@ -116,6 +116,12 @@ impl AppState {
         self
     }
 
+    /// Limits whose account guards are counted in the database, shared by every process on it.
+    pub fn with_shared_limits(mut self, limits: &LimitSettings) -> Self {
+        self.limits = Arc::new(Limits::new(limits).shared_in(self.db.clone()));
+        self
+    }
+
     /// The places the connections (`ConnectionCap`) and the streams take.
     pub fn with_places(mut self, places: Arc<Places>) -> Self {
         self.places = places;

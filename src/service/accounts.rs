@@ -30,6 +30,7 @@ use crate::db::models::User;
 use crate::db::sessions;
 use crate::db::users::{self, SessionKey};
 use crate::db::{Database, DbConn};
+use crate::limits::AccountMail;
 use crate::mail::{self, Notification};
 
 /// The accounts whose stored address no mail can be sent to (stored before the address check
@@ -190,8 +191,13 @@ pub async fn sign_up(
     accounts
         .limits
         .check_registration(client)
+        .await
         .map_err(ServiceError::Limited)?;
-    accounts.mail_allowance(client).spend(&new.email)?;
+    accounts
+        .limits
+        .check_account_mail(AccountMail::Confirmation, &new.email, client)
+        .await
+        .map_err(ServiceError::Limited)?;
     register(
         accounts.db,
         accounts.hasher,
@@ -231,10 +237,11 @@ pub async fn sign_in(
     let login_name = request.login.clone();
     limits
         .check_login(&login_name, client)
+        .await
         .map_err(ServiceError::Limited)?;
     let answer = login(accounts.db, accounts.hasher, accounts.keys, request, now).await;
     if let Err(ServiceError::Unauthenticated(Unauthenticated::WrongCredentials)) = &answer {
-        limits.login_failed(&login_name, client);
+        limits.login_failed(&login_name, client).await;
     }
     answer
 }
@@ -383,7 +390,7 @@ pub async fn update(
                     // Back to the address it has: a change waiting is called off.
                     user.pending_email = None;
                 } else if changes_address(&user, &email) {
-                    allowance.spend(&email)?;
+                    allowance.spend(conn, &email)?;
                     new_address = Some(email);
                 }
             }
@@ -449,12 +456,13 @@ async fn check_password(
     let limits = accounts.limits;
     limits
         .check_login(&user.username, client)
+        .await
         .map_err(ServiceError::Limited)?;
     let stored = Some(user.password_hash.clone());
     if accounts.hasher.verify(password, stored).await? {
         Ok(())
     } else {
-        limits.login_failed(&user.username, client);
+        limits.login_failed(&user.username, client).await;
         Err(ServiceError::Forbidden(
             "the current password is wrong; nothing was changed".into(),
         ))
@@ -516,6 +524,7 @@ pub async fn change_password(
     let user = get(db, id.clone()).await?;
     limits
         .check_login(&user.username, from.address)
+        .await
         .map_err(ServiceError::Limited)?;
     let stored = user.password_hash.clone();
     // Checked and hashed in one turn of a hashing thread: once the current password is right,
@@ -529,7 +538,7 @@ pub async fn change_password(
         .await?
         .map_err(ServiceError::Internal)?;
     let Some(new_hash) = new_hash else {
-        limits.login_failed(&user.username, from.address);
+        limits.login_failed(&user.username, from.address).await;
         return Err(ServiceError::Forbidden(
             "the current password is wrong; the password was not changed".into(),
         ));

@@ -53,7 +53,7 @@ pub async fn resend_confirmation(
                 None => user.email_verified_at.is_none().then(|| user.email.clone()),
             };
             if let Some(address) = waiting {
-                allowance.spend(&address)?;
+                allowance.spend(conn, &address)?;
                 send_confirmation(conn, &notifier, &user, &address, now)?;
             }
             Ok(())
@@ -140,7 +140,7 @@ pub async fn undo_email_change(
 /// the asking client and the address (the same limits as every account mail), then accepted at
 /// once, whoever has the address or nobody. The lookup and the mail run after the answer, on
 /// `after_answer`, so that neither the answer nor its timing says whether the address is known.
-pub fn ask_password_reset(
+pub async fn ask_password_reset(
     accounts: Accounts<'_>,
     client: IpAddr,
     after_answer: &tokio_util::task::TaskTracker,
@@ -150,6 +150,7 @@ pub fn ask_password_reset(
     accounts
         .limits
         .check_account_mail(AccountMail::PasswordReset, &email, client)
+        .await
         .map_err(ServiceError::Limited)?;
     let (db, notifier) = (accounts.db.clone(), accounts.notifier.clone());
     after_answer.spawn(async move {

@@ -562,7 +562,8 @@ pub async fn forgot(
         &state.after_answer,
         form.email.clone(),
         state.clock.now(),
-    );
+    )
+    .await;
     match asked {
         Ok(()) => Ok(see_other("/forgot-password?sent=1")),
         Err(error) => {

@@ -377,3 +377,63 @@ async fn guesses_sent_all_at_once_are_counted_as_if_one_after_another() {
         .count();
     assert_eq!((wrong, limited), (5, 15));
 }
+
+/// Two server processes on one database, as behind a load balancer: the limits that guard
+/// accounts are counted in the database, so guesses spread over both give one allowance.
+#[actix_web::test]
+async fn processes_sharing_a_database_share_one_allowance_of_guesses_and_mails() {
+    let limits = LimitSettings::DEFAULT;
+    let first = spawn_app_with(move |state| state.with_shared_limits(&limits)).await;
+    let second = first
+        .another_process_with(move |state| state.with_shared_limits(&limits))
+        .await;
+    first.user("alice").await;
+    let processes = [&first, &second];
+    for attempt in 0..5 {
+        let wrong = processes[attempt % 2]
+            .send_from(ATTACKER, login_from("alice", "not the password"))
+            .await;
+        assert_eq!(wrong.status, StatusCode::UNAUTHORIZED, "attempt {attempt}");
+    }
+    for process in processes {
+        let refused = process
+            .send_from(ATTACKER, login_from("alice", PASSWORD))
+            .await;
+        let retry = assert_limited(&refused, "login-failures-per-account", 5, 900);
+        assert!(retry > 170 && retry <= 180, "{retry}");
+        let owner = process
+            .send_from(OWNER, login_from("alice", PASSWORD))
+            .await;
+        assert_eq!(owner.status, StatusCode::OK, "{}", owner.body);
+    }
+    // Password-reset mails to one address: 3 in 3 hours, wherever they are asked for.
+    for asked in 0..3 {
+        let accepted = processes[asked % 2]
+            .send_from(OWNER, reset_request("victim@example.org"))
+            .await;
+        assert_eq!(accepted.status, StatusCode::ACCEPTED, "{}", accepted.body);
+    }
+    let refused = second
+        .send_from(ATTACKER, reset_request("Victim@example.org"))
+        .await;
+    assert_limited(&refused, "reset-mails-per-recipient", 3, 10800);
+    // Registrations from one client: 10 an hour.
+    for n in 0..10 {
+        let made = processes[n % 2]
+            .send_from(
+                ATTACKER,
+                registration(&format!("new{n}"), &format!("new{n}@example.org")),
+            )
+            .await;
+        assert_eq!(made.status, StatusCode::CREATED, "{}", made.body);
+    }
+    let refused = first
+        .send_from(ATTACKER, registration("one-more", "one-more@example.org"))
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.body
+    );
+}

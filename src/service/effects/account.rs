@@ -62,9 +62,10 @@ pub struct MailAllowance {
 }
 
 impl MailAllowance {
-    pub fn spend(&self, recipient: &str) -> Result<(), ServiceError> {
+    /// Spends one, in the caller's transaction on `conn`.
+    pub fn spend(&self, conn: &mut DbConn, recipient: &str) -> Result<(), ServiceError> {
         self.limits
-            .check_account_mail(AccountMail::Confirmation, recipient, self.client)
+            .check_account_mail_in(conn, AccountMail::Confirmation, recipient, self.client)?
             .map_err(ServiceError::Limited)
     }
 }
