@@ -43,7 +43,14 @@ if [ -z "${KURYR_TEST_DATABASE_URL:-}" ]; then
   as_owner() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
   [ "$(id -u)" = 0 ] && chown postgres "$pg_dir"
   as_owner "'$pg_bin/initdb' -D '$pg_dir/data' -U postgres --auth=trust -E UTF8 >/dev/null"
-  as_owner "'$pg_bin/pg_ctl' -D '$pg_dir/data' -l '$pg_dir/log' -w -o \"-h 127.0.0.1 -p $pg_port -k '$pg_dir' -c fsync=off -c max_connections=300\" start >/dev/null"
+  # TLS on, with the test certificate (tests/fixtures/tls: a CA, and a server certificate for
+  # localhost and 127.0.0.1 it signed), so the tests can connect with sslmode=verify-full.
+  cp tests/fixtures/tls/server.pem "$pg_dir/server.crt"
+  cp tests/fixtures/tls/server-key.pem "$pg_dir/server.key"
+  chmod 600 "$pg_dir/server.crt" "$pg_dir/server.key"
+  [ "$(id -u)" = 0 ] && chown postgres "$pg_dir/server.crt" "$pg_dir/server.key"
+  pg_tls="-c ssl=on -c ssl_cert_file='$pg_dir/server.crt' -c ssl_key_file='$pg_dir/server.key'"
+  as_owner "'$pg_bin/pg_ctl' -D '$pg_dir/data' -l '$pg_dir/log' -w -o \"-h 127.0.0.1 -p $pg_port -k '$pg_dir' -c fsync=off -c max_connections=300 $pg_tls\" start >/dev/null"
   cleanup() {
     as_owner "'$pg_bin/pg_ctl' -D '$pg_dir/data' -m immediate stop >/dev/null 2>&1" || true
     rm -rf "$pg_dir"

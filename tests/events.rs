@@ -870,3 +870,76 @@ fn the_running_server_sends_webhooks_on_postgres() {
     };
     webhooks_from_the_running_server(&Storage::postgres(&admin, "events_hooks"));
 }
+
+/// The process's connection that hears other processes' commits (`LISTEN`) is encrypted and
+/// checks the server's certificate when the database URL asks for it, as libpq's are.
+#[test]
+fn the_listener_speaks_tls_when_the_database_url_asks_for_it() {
+    use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
+
+    #[derive(QueryableByName, Debug)]
+    struct Backend {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        ssl: bool,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        query: String,
+    }
+
+    let Some(admin) = postgres() else {
+        eprintln!("KURYR_TEST_DATABASE_URL is not set: the listener TLS test did not run");
+        return;
+    };
+    let mut conn = PgConnection::establish(&admin).unwrap();
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        ssl: String,
+    }
+    let setting: Setting = diesel::sql_query("SHOW ssl").get_result(&mut conn).unwrap();
+    assert_eq!(
+        setting.ssl, "on",
+        "the test PostgreSQL must have TLS on with tests/fixtures/tls/server.pem (scripts/test.sh starts one so)"
+    );
+    let storage = Storage::postgres(&admin, "events_tls");
+    let url = storage.postgres_url().unwrap();
+    let name = url.rsplit('/').next().unwrap().to_owned();
+    let ca = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tls/ca.pem");
+    let mut command = common::kuryr(storage.data());
+    command
+        .env(
+            "DATABASE_URL",
+            format!("{url}?sslmode=verify-full&sslrootcert={ca}"),
+        )
+        .env("KURYR_JWT_SECRET", common::POSTGRES_SECRET)
+        .env("KURYR_LISTEN", "127.0.0.1:0")
+        .arg("serve");
+    let server = Server::start(command);
+    let api = Api::new(server.port);
+    api.user("alice");
+    let backends = |conn: &mut PgConnection| -> Vec<Backend> {
+        diesel::sql_query(
+            "SELECT s.ssl, a.query FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) \
+             WHERE a.datname = $1 AND a.pid <> pg_backend_pid()",
+        )
+        .bind::<diesel::sql_types::Text, _>(&name)
+        .load(conn)
+        .unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let listener = loop {
+        let all = backends(&mut conn);
+        if all.iter().any(|b| b.query.contains("kuryr_events")) {
+            break all;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the listener never connected: {all:?}\n{:?}",
+            server.startup_log
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        listener.iter().all(|backend| backend.ssl),
+        "every connection of the server is encrypted, the listener's too: {listener:?}"
+    );
+}

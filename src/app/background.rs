@@ -57,6 +57,9 @@ pub struct Work {
     pub feed: Feed,
     pub events: EventSettings,
     pub webhooks: WebhookSettings,
+    /// Where the listener connects, when not where the rest of the storage does: around a
+    /// transaction-mode pooler, which would drop what a session listens to.
+    pub listener_url: Option<String>,
 }
 
 /// The running loops. Dropping this asks them to stop without waiting for them.
@@ -102,7 +105,7 @@ impl Drop for Background {
 
 /// Hears the commits of other processes (PostgreSQL), which wake the feed.
 async fn listen(work: Arc<Work>, stop: CancellationToken) {
-    work.db.listen(stop).await;
+    work.db.listen(work.listener_url.as_deref(), stop).await;
 }
 
 /// Forgets, once a minute, the rate-limit keys that have their whole allowance again.

@@ -104,6 +104,11 @@ pub struct ServeArgs {
     #[arg(long, env = "KURYR_JWT_VERIFY_SECRETS", hide_env_values = true)]
     pub jwt_verify_secrets: Option<SecretString>,
 
+    /// PostgreSQL: where the connection that hears other processes' commits (`LISTEN`) connects,
+    /// when not to `DATABASE_URL`: the server itself, around a transaction-mode pooler.
+    #[arg(long, env = "KURYR_LISTEN_DATABASE_URL", hide_env_values = true)]
+    pub listen_database_url: Option<SecretString>,
+
     /// How long an access token stays valid, in hours.
     #[arg(long, env = "KURYR_TOKEN_TTL_HOURS", default_value_t = 24 * 30)]
     pub token_ttl_hours: u32,
@@ -518,6 +523,8 @@ pub struct Settings {
     pub db_pool_size: u32,
     /// The secret that signs, then those that only verify.
     pub secrets: Secrets,
+    /// Where the PostgreSQL listener connects, when not to the database URL.
+    pub listener_url: Option<SecretString>,
     pub token_ttl_hours: u32,
     pub workers: Option<usize>,
     pub hashing: HasherSettings,
@@ -581,6 +588,7 @@ impl Settings {
             database_url,
             db_pool_size: storage.db_pool_size,
             secrets,
+            listener_url: serve.listen_database_url.clone(),
             token_ttl_hours: serve.token_ttl_hours,
             workers: serve.workers,
             hashing: serve.hashing.settings()?,

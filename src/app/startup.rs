@@ -177,6 +177,10 @@ impl Application {
             feed: state.feed.clone(),
             events: state.events,
             webhooks: state.webhooks,
+            listener_url: settings
+                .listener_url
+                .as_ref()
+                .map(|url| secrecy::ExposeSecret::expose_secret(url).to_owned()),
         });
         // Its sessions are threads that store each mail through the server's runtime.
         let receiver = match settings

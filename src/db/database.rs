@@ -93,9 +93,11 @@ impl Database {
     }
 
     /// On PostgreSQL, until `stop`: tells the other processes of this one's commits and hears
-    /// theirs. Nothing to do on SQLite, whose one writer is in this process.
-    pub async fn listen(&self, stop: tokio_util::sync::CancellationToken) {
+    /// theirs, connected to `through` when given, else to the database's own URL. Nothing to do
+    /// on SQLite, whose one writer is in this process.
+    pub async fn listen(&self, through: Option<&str>, stop: tokio_util::sync::CancellationToken) {
         if let (DatabaseUrl::Postgres(url), Some(others)) = (&self.url, &self.commits.others) {
+            let url = through.unwrap_or(url);
             listen::run(url, &self.commits.local, others, stop).await;
         }
     }

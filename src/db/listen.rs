@@ -5,15 +5,15 @@
 //! events at their next safety-net read (seconds).
 //!
 //! diesel's connection cannot wait on its socket, so the listener is a tokio-postgres connection
-//! of its own. While it is down (the database restarting, or a server that insists on TLS, which
-//! this connection does not speak), the feed is woken twice a second instead, so events still
-//! arrive within a second, at the cost of a cheap query.
+//! of its own, encrypted and checking the server as the URL's `sslmode` asks (`listen_tls`).
+//! While it is down (the database restarting), the feed is woken twice a second instead, so
+//! events still arrive within a second, at the cost of a cheap query.
 
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::sync::Notify;
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::AsyncMessage;
 use tokio_util::sync::CancellationToken;
 
 /// The channel the events table's trigger notifies.
@@ -56,7 +56,10 @@ async fn listen(
     ours: &Notify,
     stop: &CancellationToken,
 ) -> Result<(), String> {
-    let (client, mut connection) = tokio_postgres::connect(url, NoTls)
+    let target = super::listen_tls::ListenerTarget::from_url(url)?;
+    let (client, mut connection) = target
+        .config
+        .connect(target.tls)
         .await
         .map_err(|e| e.to_string())?;
     let (heard, mut hearing) = tokio::sync::mpsc::unbounded_channel();

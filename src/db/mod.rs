@@ -22,6 +22,7 @@ mod group_commit;
 pub mod idempotency;
 pub mod inbox;
 mod listen;
+mod listen_tls;
 pub mod models;
 pub mod moves;
 pub mod outbox;
