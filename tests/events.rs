@@ -942,4 +942,52 @@ fn the_listener_speaks_tls_when_the_database_url_asks_for_it() {
         listener.iter().all(|backend| backend.ssl),
         "every connection of the server is encrypted, the listener's too: {listener:?}"
     );
+    drop(server);
+
+    // The listener alone pointed elsewhere (as around a transaction-mode pooler), named so it
+    // can be told from the others.
+    let mut command = common::kuryr(storage.data());
+    command
+        .env("DATABASE_URL", format!("{url}?sslmode=disable"))
+        .env(
+            "KURYR_LISTEN_DATABASE_URL",
+            format!("{url}?sslmode=verify-ca&sslrootcert={ca}&application_name=kuryr-listener"),
+        )
+        .env("KURYR_JWT_SECRET", common::POSTGRES_SECRET)
+        .env("KURYR_LISTEN", "127.0.0.1:0")
+        .arg("serve");
+    let server = Server::start(command);
+    #[derive(QueryableByName, Debug)]
+    struct Named {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        ssl: bool,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        application_name: String,
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let named = loop {
+        let named: Vec<Named> = diesel::sql_query(
+            "SELECT s.ssl, a.application_name FROM pg_stat_activity a JOIN pg_stat_ssl s \
+             USING (pid) WHERE a.datname = $1 AND a.pid <> pg_backend_pid()",
+        )
+        .bind::<diesel::sql_types::Text, _>(&name)
+        .load(&mut conn)
+        .unwrap();
+        if named.iter().any(|b| b.application_name == "kuryr-listener") {
+            break named;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the listener never connected: {named:?}\n{:?}",
+            server.startup_log
+        );
+        thread::sleep(Duration::from_millis(100));
+    };
+    for backend in &named {
+        let listener = backend.application_name == "kuryr-listener";
+        assert_eq!(
+            backend.ssl, listener,
+            "only the listener asked for TLS: {named:?}"
+        );
+    }
 }
