@@ -41,6 +41,9 @@ pub fn recorder() -> PrometheusHandle {
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
             metrics::gauge!(telemetry::PROCESS_START_TIME).set(started);
+            // Shown from the start, zero until something counts: an alert on a series that does
+            // not exist yet never fires.
+            metrics::gauge!(telemetry::EVENT_STREAMS_OPEN).increment(0.0);
             handle
         })
         .clone()
