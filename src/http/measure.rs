@@ -7,12 +7,14 @@
 
 use std::future::{Future, Ready, ready};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use actix_web::Error;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
 use actix_web::http::{Method, StatusCode};
+use metrics::SharedString;
 
 use crate::telemetry;
 
@@ -84,7 +86,11 @@ where
             // An error not yet made a response: its status is the one it will be answered with.
             Err(error) => (error.as_response_error().status_code(), None),
         };
-        let route = route.unwrap_or_else(|| "unmatched".to_owned());
+        // Shared, so that both metrics take it without a copy.
+        let route = match route {
+            Some(pattern) => SharedString::from(Arc::<str>::from(pattern)),
+            None => SharedString::const_str("unmatched"),
+        };
         let method = *this.method;
         metrics::histogram!(
             telemetry::HTTP_REQUEST_DURATION,
@@ -119,7 +125,7 @@ fn method_label(method: &Method) -> &'static str {
 }
 
 /// The status as a label, without an allocation for those the server sends.
-fn status_label(status: StatusCode) -> metrics::SharedString {
+fn status_label(status: StatusCode) -> SharedString {
     let known = match status.as_u16() {
         101 => "101",
         200 => "200",
@@ -158,9 +164,9 @@ fn status_label(status: StatusCode) -> metrics::SharedString {
         502 => "502",
         503 => "503",
         504 => "504",
-        other => return metrics::SharedString::from(other.to_string()),
+        other => return SharedString::from(other.to_string()),
     };
-    metrics::SharedString::const_str(known)
+    SharedString::const_str(known)
 }
 
 #[cfg(test)]
