@@ -9,6 +9,7 @@
 //! * [`mail`]: notification mails, rendered and sent;
 //! * [`webhook`]: webhook signatures, the addresses they may go to, the signed POST;
 //! * [`files`]: the private modes of the files and folders the server keeps;
+//! * [`telemetry`]: the names of the metrics the server keeps (docs/metrics.md);
 //! * [`startup`]: wiring it together.
 
 pub mod api;
@@ -27,5 +28,6 @@ pub mod pool;
 pub mod rating;
 pub mod rules;
 pub mod service;
+pub mod telemetry;
 pub mod web;
 pub mod webhook;

@@ -48,9 +48,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let shutdown = shutdown_signal().context("cannot listen for SIGTERM and SIGINT")?;
             let app = Application::build(settings.clone(), system_clock()).await?;
             let address = std::net::SocketAddr::new(settings.listen.ip(), app.port());
+            let metrics = app
+                .metrics_address()
+                .map(|metrics| format!("; metrics at http://{metrics}/metrics"))
+                .unwrap_or_default();
             tracing::info!(
                 database = %settings.database_url.display(),
-                "Kuryr is listening on http://{address} (API description at http://{address}/api/v1/openapi.yaml)"
+                "Kuryr is listening on http://{address} (API description at http://{address}/api/v1/openapi.yaml{metrics})"
             );
             app.run_until(shutdown).await?;
             tracing::info!("Kuryr stopped");

@@ -13,7 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use metrics::{Counter, Gauge};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+use crate::telemetry;
 
 /// How many threads work, and how many jobs may wait for one of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +63,37 @@ pub struct Pool<S> {
     room: Arc<Semaphore>,
     jobs_run: Arc<AtomicU64>,
     settings: PoolSettings,
+    load: Load,
+}
+
+/// The pool's gauges and refusals, as metrics: handles taken once at the start, so that a job
+/// does not look them up by name.
+#[derive(Clone)]
+struct Load {
+    queued: Gauge,
+    running: Gauge,
+    refused: Counter,
+}
+
+impl Load {
+    /// Labelled with the threads' name less the server's prefix: `kuryr-hash` counts as `hash`.
+    fn of(name: &str) -> Load {
+        let pool = name.strip_prefix("kuryr-").unwrap_or(name).to_owned();
+        Load {
+            queued: metrics::gauge!(telemetry::POOL_QUEUED, "pool" => pool.clone()),
+            running: metrics::gauge!(telemetry::POOL_RUNNING, "pool" => pool.clone()),
+            refused: metrics::counter!(telemetry::POOL_REFUSED, "pool" => pool),
+        }
+    }
+}
+
+/// A job running, counted as such until it ends, panic or not.
+struct Running(Gauge);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.decrement(1);
+    }
 }
 
 impl<S> Clone for Pool<S> {
@@ -69,6 +103,7 @@ impl<S> Clone for Pool<S> {
             room: self.room.clone(),
             jobs_run: self.jobs_run.clone(),
             settings: self.settings,
+            load: self.load.clone(),
         }
     }
 }
@@ -110,6 +145,7 @@ impl<S: 'static> Pool<S> {
             room: Arc::new(Semaphore::new(settings.threads + settings.queue)),
             jobs_run: Arc::new(AtomicU64::new(0)),
             settings,
+            load: Load::of(name),
         })
     }
 
@@ -129,11 +165,10 @@ impl<S: 'static> Pool<S> {
         F: FnOnce(&mut S) -> T + Send + 'static,
         T: Send + 'static,
     {
-        let permit = self
-            .room
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| PoolError::Busy)?;
+        let permit = self.room.clone().try_acquire_owned().map_err(|_| {
+            self.load.refused.increment(1);
+            PoolError::Busy
+        })?;
         self.send(permit, job)
     }
 
@@ -173,15 +208,23 @@ impl<S: 'static> Pool<S> {
     {
         let (reply, receiver) = oneshot::channel();
         let jobs_run = self.jobs_run.clone();
+        let load = self.load.clone();
         let job: Job<S> = Box::new(move |state| {
             jobs_run.fetch_add(1, Ordering::Relaxed);
+            load.queued.decrement(1);
+            load.running.increment(1);
+            let _running = Running(load.running);
             let _ = reply.send(job(state));
             // Given back once the job has run, panicked or not: the place is free again.
             drop(permit);
         });
-        self.jobs
-            .send(job)
-            .map_err(|_| PoolError::Failed("the worker threads are gone".into()))?;
+        // Counted before it is sent, so that a thread that takes it at once never counts it
+        // below zero.
+        self.load.queued.increment(1);
+        self.jobs.send(job).map_err(|_| {
+            self.load.queued.decrement(1);
+            PoolError::Failed("the worker threads are gone".into())
+        })?;
         Ok(receiver)
     }
 }

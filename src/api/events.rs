@@ -31,6 +31,7 @@ use crate::service::events::feed::{Published, ResumeError, Slot, Subscription};
 use crate::service::events::{self, HolderCredential, StreamHolder};
 use crate::service::model::error::Unauthenticated;
 use crate::service::model::time::Clock;
+use crate::telemetry;
 
 /// How long an `EventSource` waits before it reconnects after the stream breaks.
 const RECONNECT_HINT_MS: u32 = 2_000;
@@ -391,10 +392,28 @@ struct Open {
     _slot: Option<Slot>,
     /// Given back to the server when the stream ends.
     _place: Place,
+    _counted: Counted,
     /// The client, watched for going away (`http::departure`).
     peer: Option<Watch>,
     started: bool,
     ended: bool,
+}
+
+/// A stream counted among the open ones (`telemetry::EVENT_STREAMS_OPEN`) until it ends,
+/// however it ends.
+struct Counted;
+
+impl Counted {
+    fn open() -> Counted {
+        metrics::gauge!(telemetry::EVENT_STREAMS_OPEN).increment(1);
+        Counted
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        metrics::gauge!(telemetry::EVENT_STREAMS_OPEN).decrement(1);
+    }
 }
 
 fn respond(
@@ -422,6 +441,7 @@ fn respond(
         closing: state.feed.closing(),
         _slot: slot,
         _place: place,
+        _counted: Counted::open(),
         started: false,
         ended: false,
     };

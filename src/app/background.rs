@@ -27,6 +27,7 @@ use crate::service::model::time::Clock;
 use crate::service::model::webhook::WebhookSettings;
 use crate::service::webhooks::delivery as webhook_delivery;
 use crate::service::{inbox, outbox, scheduler, tokens};
+use crate::telemetry;
 use crate::webhook::transport::Sender;
 
 /// How often the outbox is checked: turn mails should leave within seconds of the move, and a
@@ -41,6 +42,9 @@ const SCHEDULER_POLL: Duration = Duration::from_secs(30);
 const INBOX_POLL: Duration = Duration::from_secs(2);
 /// How often the rate limits forget clients that have been quiet.
 const LIMITS_SWEEP: Duration = Duration::from_secs(60);
+/// How often the gauges of mail and webhook deliveries waiting are read from the database: about
+/// as often as Prometheus scrapes, at the cost of two counts over partial indexes.
+const BACKLOG_POLL: Duration = Duration::from_secs(15);
 
 /// What the loops work with.
 pub struct Work {
@@ -60,6 +64,8 @@ pub struct Work {
     /// Where the listener connects, when not where the rest of the storage does: around a
     /// transaction-mode pooler, which would drop what a session listens to.
     pub listener_url: Option<String>,
+    /// Whether metrics are kept (`KURYR_METRICS_LISTEN`): the backlogs are read only then.
+    pub metrics: bool,
 }
 
 /// The running loops. Dropping this asks them to stop without waiting for them.
@@ -73,15 +79,18 @@ impl Background {
     pub fn spawn(work: Work) -> Background {
         let work = Arc::new(work);
         let stop = CancellationToken::new();
-        let loops = vec![
+        let mut loops = vec![
             tokio::spawn(work.feed.clone().run(work.db.clone(), stop.clone())),
             tokio::spawn(listen(work.clone(), stop.clone())),
             tokio::spawn(deliver_outbox(work.clone(), stop.clone())),
             tokio::spawn(deliver_webhooks(work.clone(), stop.clone())),
             tokio::spawn(sweep_limits(work.clone(), stop.clone())),
             tokio::spawn(answer_mail(work.clone(), stop.clone())),
-            tokio::spawn(run_scheduler(work, stop.clone())),
+            tokio::spawn(run_scheduler(work.clone(), stop.clone())),
         ];
+        if work.metrics {
+            loops.push(tokio::spawn(read_backlogs(work, stop.clone())));
+        }
         Background { stop, loops }
     }
 
@@ -165,7 +174,14 @@ async fn deliver_outbox(work: Arc<Work>, stop: CancellationToken) {
         ..
     } = &*work;
     while !stop.is_cancelled() {
-        match outbox::deliver_due(db, mailer, notifier, pictures, clock.as_ref(), &stop).await {
+        let delivered =
+            outbox::deliver_due(db, mailer, notifier, pictures, clock.as_ref(), &stop).await;
+        if let Ok(done) = &delivered {
+            metrics::counter!(telemetry::MAIL_SENT).increment(done.sent as u64);
+            metrics::counter!(telemetry::MAIL_RETRIED).increment(done.retrying as u64);
+            metrics::counter!(telemetry::MAIL_FAILED).increment(done.failed as u64);
+        }
+        match delivered {
             // Something was done, so more may be waiting: go on at once.
             Ok(done) if done.sent + done.retrying + done.failed > 0 => continue,
             Ok(_) => {}
@@ -199,7 +215,18 @@ async fn deliver_webhooks(work: Arc<Work>, stop: CancellationToken) {
         let clock = work.clock.as_ref();
         match webhook_delivery::deliver_due(&work.db, &sender, &work.notifier, clock, &stop).await {
             // Something was done, so more may be waiting.
-            Ok(done) => busy |= done.attempts() > 0,
+            Ok(done) => {
+                busy |= done.attempts() > 0;
+                for (outcome, count) in [
+                    ("delivered", done.delivered),
+                    ("retrying", done.retrying),
+                    ("failed", done.failed),
+                ] {
+                    metrics::counter!(telemetry::WEBHOOK_DELIVERIES, "outcome" => outcome)
+                        .increment(count as u64);
+                }
+                metrics::counter!(telemetry::WEBHOOKS_DISABLED).increment(done.disabled as u64);
+            }
             Err(e) => tracing::error!(error = %e, "webhook delivery failed"),
         }
         if busy {
@@ -210,6 +237,29 @@ async fn deliver_webhooks(work: Arc<Work>, stop: CancellationToken) {
         }
     }
     tracing::info!("webhook delivery stopped");
+}
+
+/// Sets the gauges of what waits in the database: mail, and webhook deliveries. Every process on
+/// one database reports the same backlog.
+async fn read_backlogs(work: Arc<Work>, stop: CancellationToken) {
+    loop {
+        match outbox::backlog(&work.db, work.clock.now()).await {
+            Ok(backlog) => {
+                metrics::gauge!(telemetry::MAIL_PENDING).set(backlog.pending as f64);
+                metrics::gauge!(telemetry::MAIL_OLDEST_PENDING_AGE).set(backlog.oldest);
+            }
+            Err(e) => tracing::warn!(error = %e, "reading the outbox's backlog failed"),
+        }
+        match webhook_delivery::pending(&work.db).await {
+            Ok(pending) => {
+                metrics::gauge!(telemetry::WEBHOOK_DELIVERIES_PENDING).set(pending as f64)
+            }
+            Err(e) => tracing::warn!(error = %e, "reading the webhooks' backlog failed"),
+        }
+        if !pause(BACKLOG_POLL, &stop).await {
+            break;
+        }
+    }
 }
 
 async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {

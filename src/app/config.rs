@@ -113,6 +113,12 @@ pub struct ServeArgs {
     #[arg(long, env = "KURYR_TOKEN_TTL_HOURS", default_value_t = 24 * 30)]
     pub token_ttl_hours: u32,
 
+    /// Address and port of a second listener that serves the metrics in the Prometheus text
+    /// format at `GET /metrics` (docs/metrics.md); off when unset. Bind it to a private address:
+    /// it has no authentication, and the main listener never serves the metrics.
+    #[arg(long, env = "KURYR_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// Worker threads for HTTP (default: one per core).
     #[arg(long, env = "KURYR_WORKERS")]
     pub workers: Option<usize>,
@@ -518,6 +524,8 @@ impl DrawingArgs {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub listen: SocketAddr,
+    /// Where the metrics are served; none when they are not kept.
+    pub metrics_listen: Option<SocketAddr>,
     pub data_dir: PathBuf,
     pub database_url: DatabaseUrl,
     pub db_pool_size: u32,
@@ -582,8 +590,15 @@ impl Settings {
         {
             anyhow::bail!("KURYR_STREAM_KEEPALIVE_SECS is from 1 to 15");
         }
+        if let Some(metrics) = serve.metrics_listen
+            && metrics.port() != 0
+            && metrics == serve.listen
+        {
+            anyhow::bail!("KURYR_METRICS_LISTEN must be another address than KURYR_LISTEN");
+        }
         Ok(Settings {
             listen: serve.listen,
+            metrics_listen: serve.metrics_listen,
             data_dir: storage.data_dir.clone(),
             database_url,
             db_pool_size: storage.db_pool_size,
@@ -738,6 +753,22 @@ mod tests {
             ..*serve
         };
         Settings::from_args(&cli.storage, &serve)
+    }
+
+    #[test]
+    fn metrics_are_off_unless_an_address_is_given() {
+        assert_eq!(serve_settings(&[]).unwrap().metrics_listen, None);
+        let on = serve_settings(&["--metrics-listen", "10.0.0.5:9100"]).unwrap();
+        assert_eq!(on.metrics_listen, Some("10.0.0.5:9100".parse().unwrap()));
+        let same = serve_settings(&[
+            "--listen",
+            "127.0.0.1:8080",
+            "--metrics-listen",
+            "127.0.0.1:8080",
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(same.starts_with("KURYR_METRICS_LISTEN"), "{same}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::Duration;
 use actix_http::{HttpService, KeepAlive};
 use actix_service::{IntoServiceFactory, ServiceFactoryExt, fn_service, map_config};
 use actix_web::dev::{AppConfig, Server};
-use actix_web::middleware::from_fn;
+use actix_web::middleware::{Condition, from_fn};
 use actix_web::rt::net::TcpStream;
 use actix_web::{App, web};
 use tokio_util::task::TaskTracker;
@@ -18,6 +18,7 @@ use tracing_actix_web::TracingLogger;
 use crate::api;
 use crate::app::background::{self, Background};
 use crate::app::config::Settings;
+use crate::app::metrics::{MetricsServer, Sampled};
 use crate::auth::TokenKeys;
 use crate::auth::hasher::Hasher;
 use crate::auth::links::LinkSigner;
@@ -26,6 +27,7 @@ use crate::board::pictures::Pictures;
 use crate::db::{self, Database, DatabaseUrl};
 use crate::http::capacity::{self, Capacity, Places};
 use crate::http::deadline::expect_continue;
+use crate::http::measure::RequestMetrics;
 use crate::http::state::InboundEndpoint;
 use crate::http::{AppState, ConnectionCap, RequestDeadline};
 use crate::mail::receiver::Receiver;
@@ -77,12 +79,19 @@ pub struct Application {
     receiver: Option<Receiver>,
     after_answer: TaskTracker,
     feed: Feed,
+    /// The metrics listener, when `KURYR_METRICS_LISTEN` is set.
+    metrics: Option<MetricsServer>,
 }
 
 impl Application {
     /// Migrates the database, opens it, starts the background loops and binds the listener (port
     /// 0 picks a free port).
     pub async fn build(settings: Settings, clock: Arc<dyn Clock>) -> anyhow::Result<Application> {
+        let keep_metrics = settings.metrics_listen.is_some();
+        if keep_metrics {
+            // Before anything takes its handles on the metrics (the database, the threads).
+            crate::app::metrics::recorder();
+        }
         let url = settings.database_url.clone();
         if !settings.migrate {
             let pending =
@@ -181,6 +190,7 @@ impl Application {
                 .listener_url
                 .as_ref()
                 .map(|url| secrecy::ExposeSecret::expose_secret(url).to_owned()),
+            metrics: keep_metrics,
         });
         // Its sessions are threads that store each mail through the server's runtime.
         let receiver = match settings
@@ -202,6 +212,7 @@ impl Application {
             None => None,
         };
         let after_answer = state.after_answer.clone();
+        let db_for_metrics = state.db.clone();
         let feed = state.feed.clone();
         let deadline = RequestDeadline {
             timeout: defences.request_timeout,
@@ -232,6 +243,7 @@ impl Application {
                 let app = App::new()
                     .wrap(deadline)
                     .wrap(TracingLogger::<crate::http::RequestSpan>::new())
+                    .wrap(Condition::new(keep_metrics, RequestMetrics))
                     .configure(configure(state.clone()));
                 let app = app
                     .into_factory()
@@ -265,6 +277,13 @@ impl Application {
         if let Some(workers) = settings.workers {
             builder = builder.workers(workers);
         }
+        let metrics = match settings.metrics_listen {
+            Some(address) => Some(MetricsServer::start(
+                address,
+                Sampled { db: db_for_metrics },
+            )?),
+            None => None,
+        };
         Ok(Application {
             port,
             server: builder.run(),
@@ -272,11 +291,17 @@ impl Application {
             receiver,
             after_answer,
             feed,
+            metrics,
         })
     }
 
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// Where the metrics are served, when they are.
+    pub fn metrics_address(&self) -> Option<std::net::SocketAddr> {
+        self.metrics.as_ref().map(|metrics| metrics.address)
     }
 
     /// Serves until `shutdown` completes, then stops: no new connections, requests in flight
@@ -288,8 +313,15 @@ impl Application {
             after_answer,
             feed,
             receiver,
+            metrics,
             ..
         } = self;
+        // Scraped until the server has stopped, so that its last moments are seen.
+        let stop_metrics = || async {
+            if let Some(metrics) = metrics {
+                metrics.stop().await;
+            }
+        };
         // Its sessions wait on the runtime, which must outlive them: it stops first, on a
         // thread that may wait for them.
         let stop_receiver = || async {
@@ -302,6 +334,7 @@ impl Application {
             result = &mut server => {
                 stop_receiver().await;
                 background.stop().await;
+                stop_metrics().await;
                 return result;
             }
             () = shutdown => {}
@@ -315,6 +348,7 @@ impl Application {
         after_answer.close();
         after_answer.wait().await;
         background.stop().await;
+        stop_metrics().await;
         result
     }
 }

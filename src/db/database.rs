@@ -3,7 +3,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::r2d2;
 
@@ -35,6 +35,9 @@ pub struct Database {
     /// Signalled after this process's commits, and on PostgreSQL by the `NOTIFY` of other
     /// processes (see [`Database::listen`]).
     commits: Arc<CommitSignal>,
+    /// How long reads wait for a connection (`telemetry::DB_POOL_WAIT`); taken once, as every
+    /// read records into it.
+    waits: metrics::Histogram,
 }
 
 impl Database {
@@ -75,6 +78,7 @@ impl Database {
             lanes,
             recent: Arc::default(),
             commits,
+            waits: metrics::histogram!(crate::telemetry::DB_POOL_WAIT),
         })
     }
 
@@ -85,6 +89,15 @@ impl Database {
     /// The copies of the games moved in lately (see `recent`).
     pub fn recent_games(&self) -> &Arc<recent::RecentGames> {
         &self.recent
+    }
+
+    /// The reader connections open, idle and lent out.
+    pub fn reader_connections(&self) -> (u32, u32) {
+        let state = self.readers.state();
+        (
+            state.idle_connections,
+            state.connections - state.idle_connections,
+        )
     }
 
     /// Signalled when events may have been committed, here or (PostgreSQL) by another process.
@@ -174,11 +187,20 @@ impl Database {
 impl Database {
     /// Waits, without holding a thread, until a reader connection is free.
     async fn reader_permit(&self) -> Result<OwnedSemaphorePermit, StorageError> {
-        self.reader_permits
+        // A permit is a connection free in the pool: the wait for one is the pool's wait.
+        if let Ok(permit) = self.reader_permits.clone().try_acquire_owned() {
+            self.waits.record(0.0);
+            return Ok(permit);
+        }
+        let start = Instant::now();
+        let permit = self
+            .reader_permits
             .clone()
             .acquire_owned()
             .await
-            .map_err(|_| StorageError::Unavailable)
+            .map_err(|_| StorageError::Unavailable);
+        self.waits.record(start.elapsed());
+        permit
     }
 
     /// Runs `f` as one write in the group commit of the lane of `key` (the game it changes):

@@ -276,6 +276,17 @@ pub fn release(conn: &mut DbConn, held: &[(String, NaiveDateTime)]) -> QueryResu
     Ok(())
 }
 
+/// How many mails wait to be sent, and when the oldest of them was written; pending mail alone,
+/// as `due` finds it, so that the count walks the partial index `outbox_due`.
+pub fn backlog(conn: &mut DbConn) -> QueryResult<(i64, Option<NaiveDateTime>)> {
+    let pending: SqlLiteral<Text> =
+        dsl::sql::<Text>(&format!("'{}'", MailStatus::Pending.as_str()));
+    outbox::table
+        .filter(outbox::status.eq(pending))
+        .select((dsl::count_star(), dsl::min(outbox::created_at)))
+        .first(conn)
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::{Duration, Utc};

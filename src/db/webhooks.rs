@@ -223,6 +223,19 @@ pub fn fail_pending(conn: &mut DbConn, webhook_id: &str) -> QueryResult<usize> {
     .execute(conn)
 }
 
+/// How many deliveries wait to be sent or tried again. The status is written into the SQL, as
+/// in `db::outbox`, so that the count walks the partial index of pending deliveries.
+pub fn pending_deliveries(conn: &mut DbConn) -> QueryResult<i64> {
+    let pending = diesel::dsl::sql::<diesel::sql_types::Text>(&format!(
+        "'{}'",
+        DeliveryStatus::Pending.as_str()
+    ));
+    webhook_deliveries::table
+        .filter(webhook_deliveries::status.eq(pending))
+        .count()
+        .get_result(conn)
+}
+
 /// Enabled webhooks that have events to fan out up to `upto`, the furthest behind first.
 pub fn behind(conn: &mut DbConn, upto: i64, limit: i64) -> QueryResult<Vec<Webhook>> {
     webhooks::table

@@ -3,7 +3,7 @@
 //! before any endpoint runs: how long a request may take to arrive, how many connections one
 //! client address may hold, which address a request comes from when a reverse proxy stands in
 //! front, and which web origins' scripts may read the answers (CORS); and the root span each
-//! request is logged under.
+//! request is logged under, and the metrics it is counted in.
 
 pub mod capacity;
 pub mod client;
@@ -11,6 +11,7 @@ pub mod connections;
 pub mod cors;
 pub mod deadline;
 pub mod departure;
+pub mod measure;
 pub mod problem;
 pub mod state;
 pub mod trace;

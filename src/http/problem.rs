@@ -267,6 +267,8 @@ impl ResponseError for ApiError {
                 response.insert_header((header::RETRY_AFTER, CAPACITY_RETRY_AFTER_SECONDS));
             }
             ApiError::TooManyRequests(limited) => {
+                // Counted here, where every refusal of the API becomes its answer.
+                crate::telemetry::rate_limit_refused(limited.policy);
                 for (name, value) in rate_limit_headers(limited) {
                     if let Ok(value) = HeaderValue::from_str(&value) {
                         response.insert_header((name, value));

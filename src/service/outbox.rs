@@ -82,6 +82,25 @@ pub struct Delivered {
     pub failed: usize,
 }
 
+/// The mail waiting to be sent, for the operator's gauges.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Backlog {
+    pub pending: i64,
+    /// How long the oldest waiting mail has waited; zero when none waits.
+    pub oldest: std::time::Duration,
+}
+
+/// How much mail waits, as of `now`.
+pub async fn backlog(db: &Database, now: DateTime<Utc>) -> Result<Backlog, ServiceError> {
+    let (pending, oldest) = db
+        .read(|conn| Ok::<_, ServiceError>(outbox::backlog(conn)?))
+        .await?;
+    let oldest = oldest
+        .and_then(|written| (now.naive_utc() - written).to_std().ok())
+        .unwrap_or_default();
+    Ok(Backlog { pending, oldest })
+}
+
 /// A claimed row with its recipient as they are now, and its lease as stored.
 struct Claimed {
     row: OutboxRow,

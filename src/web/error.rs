@@ -45,6 +45,11 @@ impl WebError {
 
     /// What a person reads: the service's own reason, as the API's problem says it.
     pub fn reason(error: ServiceError) -> (StatusCode, String) {
+        // Counted here, where every refusal of the pages becomes its answer (the API's, in
+        // `ApiError::error_response`).
+        if let ServiceError::Limited(limited) = &error {
+            crate::telemetry::rate_limit_refused(limited.policy);
+        }
         let api = ApiError::from(error);
         let status = api.status_code();
         let message = if status.is_server_error() {

@@ -25,6 +25,7 @@ use crate::db::events::StoredEvent;
 use crate::db::{self, Database, DatabaseUrl};
 use crate::service::effects::event_log::to_json;
 use crate::service::model::error::ServiceError;
+use crate::telemetry;
 
 /// Rows read at once, by the reader and by a stream catching up.
 const BATCH: i64 = 500;
@@ -251,6 +252,13 @@ impl Feed {
         let Some(last) = events.last().map(|e| e.id) else {
             return;
         };
+        // The wall clock, not the injected one: the lag is real time, as operators watch it.
+        let now = chrono::Utc::now().naive_utc();
+        let lag = metrics::histogram!(telemetry::EVENT_FEED_LAG);
+        for event in &events {
+            lag.record((now - event.created_at).as_seconds_f64().max(0.0));
+        }
+        metrics::gauge!(telemetry::EVENT_FEED_LAST_ID).set(last as f64);
         let mut listeners = self.listeners();
         for event in events {
             listeners.route(event);
@@ -288,6 +296,7 @@ impl Feed {
             }
         };
         self.listeners().passed = passed;
+        metrics::gauge!(telemetry::EVENT_FEED_LAST_ID).set(passed as f64);
         self.shared.started.send_replace(true);
         // A gap that may still fill: the id after which it was seen, and the snapshot then.
         let mut gap: Option<(i64, String)> = None;
@@ -395,6 +404,7 @@ impl Feed {
         if last > *passed {
             *passed = last;
             listeners.passed = last;
+            metrics::gauge!(telemetry::EVENT_FEED_LAST_ID).set(last as f64);
         }
         Ok(true)
     }

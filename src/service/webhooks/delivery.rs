@@ -157,6 +157,12 @@ pub async fn fan_out(
     Ok(done)
 }
 
+/// How many deliveries wait to be sent or tried again, for the operator's gauges.
+pub async fn pending(db: &Database) -> Result<i64, ServiceError> {
+    db.read(|conn| Ok::<_, ServiceError>(stored::pending_deliveries(conn)?))
+        .await
+}
+
 /// What one round of delivery did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Delivered {

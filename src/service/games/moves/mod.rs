@@ -13,10 +13,12 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use crate::auth::Caller;
 use crate::clock::TimeControl;
 use crate::db::{Database, DbConn};
+use crate::rules::GameKind;
 use crate::service::effects::games::{lose_on_time, write_game};
 use crate::service::effects::mail::Notifier;
 use crate::service::model::error::{Conflict, ServiceError};
 use crate::service::model::game::PlayedMove;
+use crate::telemetry;
 pub use decide::MoveRequest;
 use decide::{Decided, MoveContext, decide};
 use read::{read_game, read_recent_game};
@@ -65,6 +67,7 @@ pub async fn play(
     // A rated game's last move also changes two ratings, which another game's end may change
     // at the same moment: it is decided inside the write (`Decided::EndsRatedGame`).
     if let Ok(Some((Decided::Write(plan), kept))) = decided {
+        let kind = plan.game.kind;
         let after = plan.game.is_active().then(|| kept.moved(plan.row.clone()));
         // It only stores what was decided, so it may run again (see `db::group_commit`); a lost
         // race is answered before its first write.
@@ -77,6 +80,7 @@ pub async fn play(
                     Some(after) => recent.keep(Arc::new(after)),
                     None => recent.forget(&key),
                 }
+                count_move(kind);
                 return Ok(played);
             }
             Err(e) if e.is_race() => {}
@@ -98,7 +102,12 @@ pub async fn play(
     })
     .await?;
     match answer {
-        MoveAnswer::Played(played) => Ok(*played),
+        MoveAnswer::Played(played, kind) => {
+            if let Some(kind) = kind {
+                count_move(kind);
+            }
+            Ok(*played)
+        }
         MoveAnswer::FlagFell { deadline } => Err(ServiceError::conflict(
             Conflict::GameOver,
             format!(
@@ -111,11 +120,19 @@ pub async fn play(
     }
 }
 
+/// Counts a move once it is committed (a write may run more than once before).
+fn count_move(kind: GameKind) {
+    metrics::counter!(telemetry::MOVES, "game" => kind.id()).increment(1);
+}
+
 /// What a move request did: the move, or, when it came after the mover's deadline, the end of the
 /// game on time (committed, then reported as an error).
 enum MoveAnswer {
-    Played(Box<PlayedMove>),
-    FlagFell { deadline: NaiveDateTime },
+    /// With the game's kind when the move was stored now, not repeated.
+    Played(Box<PlayedMove>, Option<GameKind>),
+    FlagFell {
+        deadline: NaiveDateTime,
+    },
 }
 
 /// Plays a move inside the write transaction: decided and stored at once.
@@ -125,8 +142,11 @@ fn play_in_transaction(
 ) -> Result<MoveAnswer, ServiceError> {
     let read = read_game(conn, &ctx.request.game_id, ctx.caller)?;
     match decide(conn, ctx, read)? {
-        Decided::Write(plan) => Ok(MoveAnswer::Played(Box::new(store(conn, &plan)?))),
-        Decided::Replayed(played) => Ok(MoveAnswer::Played(played)),
+        Decided::Write(plan) => Ok(MoveAnswer::Played(
+            Box::new(store(conn, &plan)?),
+            Some(plan.game.kind),
+        )),
+        Decided::Replayed(played) => Ok(MoveAnswer::Played(played, None)),
         Decided::EndsRatedGame => Err(ServiceError::internal(
             "a move decided inside its write was sent back to the write",
         )),
