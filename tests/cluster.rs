@@ -629,7 +629,11 @@ impl Client {
                 if self.load.stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let token = if ply % 2 == 0 { &white.1 } else { &black.1 };
+                let token = if ply.is_multiple_of(2) {
+                    &white.1
+                } else {
+                    &black.1
+                };
                 let path = format!("/api/v1/games/{id}/moves");
                 let Some(reply) =
                     self.until_done(&path, token, json!({"move": mv, "ply": ply}), 201)
@@ -854,7 +858,7 @@ fn cross_process_event(ports: &[u16], mover: usize, watcher: usize, game: &Check
             }
         }
     });
-    let token = if ply % 2 == 0 {
+    let token = if ply.is_multiple_of(2) {
         &game.white
     } else {
         &game.black
