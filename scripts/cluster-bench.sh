@@ -12,13 +12,13 @@
 # have theirs confirmed): the figures are the move path through the balancer.
 #
 # Run from the project root after `cargo build --release`. Needs wrk, haproxy and Debian's
-# postgresql. Environment: DUR (15), CONNS (64), MAX_RATE (3000: moves/s the games set up must
+# postgresql. Environment: DUR (15), CONNS (64), MAX_RATE (5000: moves/s the games set up must
 # last for), KURYR_BIN (target/release/kuryr, or under CARGO_TARGET_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=$(cd ../shared/perf && pwd)
 COUNTS=("$@"); [ "${#COUNTS[@]}" -gt 0 ] || COUNTS=(1 2 3)
-DUR=${DUR:-15}; CONNS=${CONNS:-64}; MAX_RATE=${MAX_RATE:-3000}
+DUR=${DUR:-15}; CONNS=${CONNS:-64}; MAX_RATE=${MAX_RATE:-5000}
 KURYR_BIN=${KURYR_BIN:-${CARGO_TARGET_DIR:-target}/release/kuryr}
 [ -x "$KURYR_BIN" ] || { echo "no $KURYR_BIN: run cargo build --release first" >&2; exit 2; }
 for tool in wrk haproxy python3 curl; do
@@ -60,7 +60,7 @@ for n in "${COUNTS[@]}"; do
   hp=$(port)
   cat >"$W/haproxy$n.cfg" <<EOF
 global
-    maxconn 20000
+    maxconn 4000
 defaults
     mode http
     timeout connect 5s
