@@ -756,6 +756,8 @@ struct Watched {
     /// Events given twice or out of order.
     repeated: usize,
     repeats: Vec<String>,
+    /// Which stream (0 the first, 1 after the first resume…) gave each of `ids`.
+    streams: Vec<usize>,
     /// Streams that ended or broke, and were opened again with `Last-Event-ID`.
     resumes: usize,
     /// Attempts to open the stream that failed.
@@ -795,6 +797,7 @@ fn watch(base: String, token: String, stop: Arc<AtomicBool>, newest: Arc<AtomicI
                         ));
                     } else {
                         watched.ids.push(id);
+                        watched.streams.push(watched.resumes);
                         last = id;
                         newest.store(id, Ordering::SeqCst);
                     }
@@ -1265,9 +1268,27 @@ fn three_processes_behind_haproxy_survive_a_kill_a_rolling_deploy_and_a_database
         watched.resumes >= 1,
         "the stream was never cut: it proves nothing: {report}"
     );
+    // Where each missed event would have come: the events seen around it, and on which stream.
+    let around: Vec<String> = missing
+        .iter()
+        .map(|id| {
+            let at = watched.ids.partition_point(|seen| seen < id);
+            let near = |i: usize| {
+                watched
+                    .ids
+                    .get(i)
+                    .map(|seen| format!("{seen} (stream {})", watched.streams[i]))
+            };
+            format!(
+                "{id}: between {:?} and {:?}",
+                at.checked_sub(1).and_then(near),
+                near(at)
+            )
+        })
+        .collect();
     assert!(
         missing.is_empty(),
-        "events the stream missed: {missing:?}\n{report}"
+        "events the stream missed: {around:?}\n{report}"
     );
     assert_eq!(
         watched.repeated, 0,
