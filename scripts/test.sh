@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: every test on SQLite, then the database tests (API, durability, event
-# streams) again on PostgreSQL.
+# streams, and the cluster: three servers behind HAProxy, tests/cluster.rs) again on PostgreSQL.
 #
 #   scripts/test.sh            # starts a throwaway PostgreSQL cluster (installing PostgreSQL
 #                              # from Debian's packages first if it is missing and we are root)
@@ -74,11 +74,26 @@ if ! command -v chromedriver >/dev/null 2>&1 || ! command -v chromium >/dev/null
   fi
 fi
 
+# The cluster test (tests/cluster.rs) puts HAProxy in front of three servers, and fails without
+# it: install it when missing, as PostgreSQL above.
+if ! command -v haproxy >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "installing HAProxy (the cluster test)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends haproxy >/dev/null
+  else
+    echo "HAProxy is missing; the cluster test (tests/cluster.rs) needs it:" >&2
+    echo "install it (Debian: apt-get install haproxy)." >&2
+    exit 2
+  fi
+fi
+
 step "tests on SQLite"
 KURYR_TEST_DATABASE_URL= cargo test --locked "$@"
 
 step "database tests on PostgreSQL"
-cargo test --locked --test api --test durability --test events "$@"
+cargo test --locked --test api --test durability --test events --test cluster "$@"
 
 # The clients generated from openapi.yaml, checked strictly, each playing a whole game of every
 # game against the real server (docs/clients.md).

@@ -198,7 +198,6 @@ impl Storage {
     /// top.
     pub fn serve(&self, env: &[(&str, &str)]) -> Server {
         let mut command = kuryr(self.data());
-        command.envs(env.iter().copied());
         command
             .env("KURYR_LISTEN", "127.0.0.1:0")
             // Every player registers from this one address, faster than a public server
@@ -212,6 +211,8 @@ impl Storage {
                 .env("DATABASE_URL", &database.url)
                 .env("KURYR_JWT_SECRET", POSTGRES_SECRET);
         }
+        // Last, so that a test may pin what it needs (a port to restart on).
+        command.envs(env.iter().copied());
         let server = Server::start(command);
         let database = match &self.postgres {
             Some(database) => format!("database={}", database.url),
