@@ -1260,6 +1260,23 @@ fn three_processes_behind_haproxy_survive_a_kill_a_rolling_deploy_and_a_database
         failed_requests(WARM_UP) == 0 && failed_requests(ROLLING) == 0,
         "requests failed without a process being killed: {report}"
     );
+    // A database that went away is a 503 the client may retry, never an internal error.
+    let internal: Vec<&str> = outcomes
+        .iter()
+        .flat_map(|o| &o.failures)
+        .map(|f| f.what.as_str())
+        .filter(|what| {
+            // "path: STATUS body" for an answer; a transport error reads otherwise.
+            let status = what
+                .split_once(": ")
+                .map_or("", |(_, rest)| &rest[..rest.len().min(4)]);
+            status.starts_with('5') && status != "503 "
+        })
+        .collect();
+    assert!(
+        internal.is_empty(),
+        "server errors other than 503: {internal:#?}\n{report}"
+    );
     assert!(
         failed_requests(SIGKILL) <= CLIENTS,
         "more requests failed than were open on the killed process: {report}"

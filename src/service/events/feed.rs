@@ -487,6 +487,10 @@ pub struct Subscription {
     receiver: broadcast::Receiver<Arc<Published>>,
     /// The last id this stream has passed.
     last: i64,
+    /// The id the client resumed after: it has every event up to it. Behind a load balancer it
+    /// may have seen them through another process whose feed is ahead of this one's, so this
+    /// stream may start below it; the events it then meets up to this id are not sent again.
+    resumed_after: i64,
     /// Ids up to this come from the table; after it, from the feed. `None` for a stream opened
     /// before the reader started, until it has: the stream then reads up to where the reader
     /// has passed events on, so that nothing committed in between is lost.
@@ -544,6 +548,7 @@ impl Subscription {
             membership,
             receiver,
             last,
+            resumed_after: since.unwrap_or(i64::MIN),
             replay_until: passed,
             ready: VecDeque::new(),
         })
@@ -554,6 +559,9 @@ impl Subscription {
     pub async fn next(&mut self, db: &Database) -> Result<Arc<Published>, ServiceError> {
         loop {
             if let Some(event) = self.ready.pop_front() {
+                if event.event.id <= self.resumed_after {
+                    continue;
+                }
                 return Ok(event);
             }
             let replay_until = match self.replay_until {
@@ -572,7 +580,9 @@ impl Subscription {
                         continue;
                     }
                     self.last = event.event.id;
-                    if self.membership.audience.wants(&event.event) {
+                    if event.event.id > self.resumed_after
+                        && self.membership.audience.wants(&event.event)
+                    {
                         return Ok(event);
                     }
                 }

@@ -319,11 +319,37 @@ impl From<diesel::result::Error> for ServiceError {
                     "another request changed the same data at the same time; read it again and retry",
                 )
             }
+            // The database went away under the query (restarting, failing over, a connection
+            // cut): nothing was committed, and the same request can succeed in a moment.
+            Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
+                ServiceError::Unavailable
+            }
+            Error::DatabaseError(DatabaseErrorKind::Unknown, info) if gone(info.message()) => {
+                ServiceError::Unavailable
+            }
             other => {
                 ServiceError::Internal(anyhow::Error::new(other).context("database query failed"))
             }
         }
     }
+}
+
+/// Whether a PostgreSQL error says the server, not the query, is at fault: libpq's messages for
+/// a lost connection, and the server's own while it stops or starts (SQLSTATE class 57).
+fn gone(message: &str) -> bool {
+    [
+        "server closed the connection unexpectedly",
+        "terminating connection",
+        "no connection to the server",
+        "could not receive data from server",
+        "could not send data to server",
+        "the database system is shutting down",
+        "the database system is starting up",
+        "the database system is in recovery mode",
+        "connection to server",
+    ]
+    .iter()
+    .any(|known| message.contains(known))
 }
 
 impl From<HashError> for ServiceError {
@@ -332,5 +358,37 @@ impl From<HashError> for ServiceError {
             HashError::Busy => ServiceError::Busy,
             HashError::Failed(cause) => ServiceError::Internal(cause),
         }
+    }
+}
+
+#[cfg(test)]
+mod database_gone_tests {
+    use super::*;
+    use diesel::result::{DatabaseErrorKind, Error};
+
+    fn error(kind: DatabaseErrorKind, message: &str) -> ServiceError {
+        Error::DatabaseError(kind, Box::new(message.to_owned())).into()
+    }
+
+    #[test]
+    fn a_database_that_went_away_is_unavailable_not_an_internal_error() {
+        for message in [
+            "server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally",
+            "terminating connection due to administrator command",
+            "the database system is starting up",
+        ] {
+            assert!(matches!(
+                error(DatabaseErrorKind::Unknown, message),
+                ServiceError::Unavailable
+            ));
+        }
+        assert!(matches!(
+            error(DatabaseErrorKind::ClosedConnection, "closed"),
+            ServiceError::Unavailable
+        ));
+        assert!(matches!(
+            error(DatabaseErrorKind::Unknown, "division by zero"),
+            ServiceError::Internal(_)
+        ));
     }
 }
