@@ -428,10 +428,15 @@ async fn gap_settled(db: &Database, snapshot: &str) -> Result<bool, ServiceError
 /// Where the reader starts: the last id stored, once every transaction that might still commit
 /// a lower one has ended.
 async fn start_point(db: &Database) -> Result<i64, ServiceError> {
+    // The last id first, the snapshot after: every id up to it was taken before the snapshot,
+    // by a transaction that either has ended by then or is running in it, and is waited for.
+    // Taken the other way round, a transaction that began between the two could take a lower
+    // id than the last one read, commit after this point, and never reach this process's
+    // streams (seen when a process restarted during a rolling deploy under load).
     let (last, snapshot) = db
         .read(|conn| {
-            let snapshot = db::events::snapshot(conn)?;
             let last = db::events::last_id(conn)?.unwrap_or(0);
+            let snapshot = db::events::snapshot(conn)?;
             Ok::<_, ServiceError>((last, snapshot))
         })
         .await?;
