@@ -166,6 +166,36 @@ pub enum StorageError {
     Task(String),
 }
 
+/// Whether a query failed because the database went away (restarting, failing over, a connection
+/// cut), not because of the query: libpq's messages for a lost connection, and the server's own
+/// while it stops or starts (SQLSTATE class 57). Nothing more can be done on that connection; the
+/// same work can succeed in a moment on another.
+pub fn connection_lost(error: &diesel::result::Error) -> bool {
+    use diesel::result::{DatabaseErrorKind, Error};
+    const GONE: [&str; 9] = [
+        "server closed the connection unexpectedly",
+        "terminating connection",
+        "no connection to the server",
+        "could not receive data from server",
+        "could not send data to server",
+        "the database system is shutting down",
+        "the database system is starting up",
+        "the database system is not yet accepting connections",
+        "the database system is in recovery mode",
+    ];
+    match error {
+        Error::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+            _,
+        ) => true,
+        Error::RollbackErrorOnCommit { commit_error, .. } => connection_lost(commit_error),
+        Error::DatabaseError(DatabaseErrorKind::Unknown, info) => {
+            GONE.iter().any(|gone| info.message().contains(gone))
+        }
+        _ => false,
+    }
+}
+
 impl StorageError {
     /// A task that panicked, with the panic's message.
     pub(super) fn panicked(task: &str, panic: &(dyn std::any::Any + Send)) -> Self {

@@ -156,6 +156,11 @@ fn answer<T, E: From<StorageError>>(
 ) {
     let answer = match commit_failed {
         None => result,
+        // Whether the commit reached the database is unknown: the caller is told to try again,
+        // which a move's ply and an Idempotency-Key make safe.
+        Some(StorageError::Query(e)) if super::connection::connection_lost(e) => {
+            Err(StorageError::Unavailable.into())
+        }
         Some(e) => Err(StorageError::Task(format!("the commit failed: {e}")).into()),
     };
     // The caller may have gone away (a closed connection); the write stands.

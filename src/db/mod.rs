@@ -45,6 +45,7 @@ pub mod vacations;
 pub mod webhooks;
 
 pub use connection::{
-    DatabaseUrl, DbConn, StorageError, pending_migrations, ping, run_migrations, write_transaction,
+    DatabaseUrl, DbConn, StorageError, connection_lost, pending_migrations, ping, run_migrations,
+    write_transaction,
 };
 pub use database::Database;

@@ -319,37 +319,14 @@ impl From<diesel::result::Error> for ServiceError {
                     "another request changed the same data at the same time; read it again and retry",
                 )
             }
-            // The database went away under the query (restarting, failing over, a connection
-            // cut): nothing was committed, and the same request can succeed in a moment.
-            Error::DatabaseError(DatabaseErrorKind::ClosedConnection, _) => {
-                ServiceError::Unavailable
-            }
-            Error::DatabaseError(DatabaseErrorKind::Unknown, info) if gone(info.message()) => {
-                ServiceError::Unavailable
-            }
+            // The database went away under the query: nothing was committed, and the same
+            // request can succeed in a moment.
+            other if crate::db::connection_lost(&other) => ServiceError::Unavailable,
             other => {
                 ServiceError::Internal(anyhow::Error::new(other).context("database query failed"))
             }
         }
     }
-}
-
-/// Whether a PostgreSQL error says the server, not the query, is at fault: libpq's messages for
-/// a lost connection, and the server's own while it stops or starts (SQLSTATE class 57).
-fn gone(message: &str) -> bool {
-    [
-        "server closed the connection unexpectedly",
-        "terminating connection",
-        "no connection to the server",
-        "could not receive data from server",
-        "could not send data to server",
-        "the database system is shutting down",
-        "the database system is starting up",
-        "the database system is in recovery mode",
-        "connection to server",
-    ]
-    .iter()
-    .any(|known| message.contains(known))
 }
 
 impl From<HashError> for ServiceError {
@@ -382,10 +359,15 @@ mod database_gone_tests {
                 ServiceError::Unavailable
             ));
         }
-        assert!(matches!(
-            error(DatabaseErrorKind::ClosedConnection, "closed"),
-            ServiceError::Unavailable
-        ));
+        for kind in [
+            DatabaseErrorKind::ClosedConnection,
+            DatabaseErrorKind::UnableToSendCommand,
+        ] {
+            assert!(matches!(
+                error(kind, "no connection to the server"),
+                ServiceError::Unavailable
+            ));
+        }
         assert!(matches!(
             error(DatabaseErrorKind::Unknown, "division by zero"),
             ServiceError::Internal(_)
