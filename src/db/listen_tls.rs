@@ -142,19 +142,19 @@ fn client_config(check: Check, root: Option<&str>) -> Result<ClientConfig, Strin
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| e.to_string())?;
-    let verifier: Arc<dyn ServerCertVerifier> = match check {
-        Check::Nothing => Arc::new(Unchecked(provider.signature_verification_algorithms)),
-        Check::Chain | Check::ChainAndName => {
-            let roots = Arc::new(roots(root)?);
-            let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
+    let chain = match check {
+        Check::Nothing => None,
+        Check::Chain | Check::ChainAndName => Some(
+            WebPkiServerVerifier::builder_with_provider(Arc::new(roots(root)?), provider.clone())
                 .build()
-                .map_err(|e| e.to_string())?;
-            match check {
-                Check::Chain => Arc::new(ChainOnly(webpki)),
-                _ => webpki,
-            }
-        }
+                .map_err(|e| e.to_string())?,
+        ),
     };
+    let verifier = Arc::new(ServerCheck {
+        check,
+        chain,
+        algorithms: provider.signature_verification_algorithms,
+    });
     Ok(builder
         .dangerous()
         .with_custom_certificate_verifier(verifier)
@@ -191,51 +191,18 @@ fn roots(root: Option<&str>) -> Result<RootCertStore, String> {
     Ok(store)
 }
 
-/// `require` without a root certificate, as libpq: encrypted, the server not checked (the
-/// handshake's signatures still are).
+/// The server's certificate checked as far as `check` says. The handshake's signatures are
+/// checked whatever the mode: even `require`, which trusts any certificate, talks only to the
+/// holder of the certificate's key.
 #[derive(Debug)]
-struct Unchecked(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
-    }
+struct ServerCheck {
+    check: Check,
+    /// The chain's check against the roots; none for [`Check::Nothing`].
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
-/// `verify-ca`: the chain is checked, the name is not.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for ServerCheck {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -244,13 +211,14 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
+            // `verify-ca`: a certificate for another name is taken when its chain holds.
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
-            )) => Ok(ServerCertVerified::assertion()),
+            )) if self.check == Check::Chain => Ok(ServerCertVerified::assertion()),
             other => other,
         }
     }
@@ -261,7 +229,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -270,11 +238,11 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 

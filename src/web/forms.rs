@@ -167,13 +167,13 @@ fn check(req: &HttpRequest, session: Option<&str>, sent: &str) -> Result<(), Web
         .get::<FormSeed>()
         .filter(|seed| !seed.new)
         .map(|seed| seed.value.clone());
-    let keys = req
-        .app_data::<web::Data<AppState>>()
-        .map(|state| state.tokens.forms.clone())
-        .unwrap_or_default();
+    let state = req.app_data::<web::Data<AppState>>();
     // A page served before the secret was rotated carries a token signed with the older one.
-    let genuine = seed.is_some_and(|seed| {
-        keys.iter()
+    let genuine = seed.zip(state).is_some_and(|(seed, state)| {
+        state
+            .tokens
+            .forms
+            .iter()
             .any(|key| same(sent, &sign(key, &seed, session)))
     });
     if genuine {
