@@ -61,15 +61,7 @@ fn serve_creates_its_database_and_tokens_survive_a_restart() {
         let server = serve(&data);
         assert_eq!(http(server.port, "GET", "/readyz", None, None).0, 200);
         register_alice(server.port);
-        let (status, login) = http(
-            server.port,
-            "POST",
-            "/api/v1/auth/login",
-            None,
-            Some(json!({"username": "alice", "password": "correct horse"})),
-        );
-        assert_eq!(status, 200);
-        login["access_token"].as_str().unwrap().to_owned()
+        login_alice(server.port)
     };
     assert!(data.join("kuryr.sqlite3").is_file());
     assert!(data.join("jwt-secret").is_file());
@@ -219,6 +211,50 @@ fn wait_for_mail(folder: &Path) -> PathBuf {
     }
 }
 
+/// The link in the confirmation mail the server wrote into `folder`.
+fn confirmation_link(folder: &Path) -> String {
+    let raw = std::fs::read(wait_for_mail(folder)).unwrap();
+    let mail = mail_parser::MessageParser::default().parse(&raw).unwrap();
+    assert_eq!(mail.subject(), Some("Kuryr — confirm your email address"));
+    let text = mail.body_text(0).unwrap().into_owned();
+    let at = text
+        .find("/confirm-email?token=")
+        .expect("a confirmation link");
+    let start = text[..at].rfind("http").unwrap();
+    text[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// Presses the button of a confirmation link's page: posts its token back as the form does.
+fn confirm_email(port: u16, link: &str) {
+    let form = link.split_once('?').unwrap().1;
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "POST /confirm-email HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
+        form.len()
+    )
+    .unwrap();
+    let mut page = String::new();
+    stream.read_to_string(&mut page).unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+}
+
+/// Alice's login token (`register_alice`'s account).
+fn login_alice(port: u16) -> String {
+    let (status, login) = http(
+        port,
+        "POST",
+        "/api/v1/auth/login",
+        None,
+        Some(json!({"username": "alice", "password": "correct horse"})),
+    );
+    assert_eq!(status, 200, "{login}");
+    login["access_token"].as_str().unwrap().to_owned()
+}
+
 #[test]
 fn sigterm_stops_the_server_and_its_background_work_and_loses_no_mail() {
     let dir = tempfile::tempdir().unwrap();
@@ -265,49 +301,19 @@ fn without_an_smtp_server_mail_goes_into_the_data_folder_and_its_links_work() {
     register_alice(server.port);
 
     // The server's own outbox worker writes the confirmation mail as an .eml file.
-    let file = wait_for_mail(&folder);
-    let raw = std::fs::read(&file).unwrap();
-    let mail = mail_parser::MessageParser::default().parse(&raw).unwrap();
-    assert_eq!(mail.subject(), Some("Kuryr — confirm your email address"));
-    let text = mail.body_text(0).unwrap().into_owned();
-    let at = text
-        .find("/confirm-email?token=")
-        .expect("a confirmation link");
-    let start = text[..at].rfind("http").unwrap();
-    let link: String = text[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace())
-        .collect();
+    let link = confirmation_link(&folder);
     assert!(
         link.starts_with("http://games.example.test/confirm-email?token="),
         "{link}"
     );
     let path = &link["http://games.example.test".len()..];
 
-    let (status, login) = http(
-        server.port,
-        "POST",
-        "/api/v1/auth/login",
-        None,
-        Some(json!({"username": "alice", "password": "correct horse"})),
-    );
-    assert_eq!(status, 200);
-    let token = login["access_token"].as_str().unwrap();
+    let token = &login_alice(server.port);
     // The link's page only asks; its button confirms.
     assert_eq!(http(server.port, "GET", path, None, None).0, 200);
     let (_, me) = http(server.port, "GET", "/api/v1/me", Some(token), None);
     assert_eq!(me["email_confirmed"], false, "{me}");
-    let form = path.split_once('?').unwrap().1;
-    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    write!(
-        stream,
-        "POST /confirm-email HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
-        form.len()
-    )
-    .unwrap();
-    let mut page = String::new();
-    stream.read_to_string(&mut page).unwrap();
-    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    confirm_email(server.port, path);
     let (_, me) = http(server.port, "GET", "/api/v1/me", Some(token), None);
     assert_eq!(me["email_confirmed"], true, "{me}");
 }
@@ -564,31 +570,13 @@ fn a_secret_is_replaced_without_logging_anyone_out() {
     let data = dir.path().join("data");
     let old = "the-old-secret-of-at-least-32-bytes-0001";
     let new = "the-new-secret-of-at-least-32-bytes-0002";
-    let login = |port: u16| {
-        let (status, login) = http(
-            port,
-            "POST",
-            "/api/v1/auth/login",
-            None,
-            Some(json!({"username": "alice", "password": "correct horse"})),
-        );
-        assert_eq!(status, 200, "{login}");
-        login["access_token"].as_str().unwrap().to_owned()
-    };
     let me = |port: u16, token: &str| http(port, "GET", "/api/v1/me", Some(token), None).0;
 
     let (signed_by_old, link) = {
         let server = serve_with(&data, &[("KURYR_JWT_SECRET", old)]);
         register_alice(server.port);
-        let mail = std::fs::read(wait_for_mail(&data.join("mail"))).unwrap();
-        let mail = mail_parser::MessageParser::default().parse(&mail).unwrap();
-        let text = mail.body_text(0).unwrap().into_owned();
-        let at = text.find("/confirm-email?token=").unwrap();
-        let link: String = text[at..]
-            .chars()
-            .take_while(|c| !c.is_whitespace())
-            .collect();
-        (login(server.port), link)
+        let link = confirmation_link(&data.join("mail"));
+        (login_alice(server.port), link)
     };
     assert!(
         !data.join("jwt-secret").exists(),
@@ -608,7 +596,7 @@ fn a_secret_is_replaced_without_logging_anyone_out() {
             &data,
             &[("KURYR_JWT_SECRET", new), ("KURYR_JWT_VERIFY_SECRETS", old)],
         );
-        let signed_by_new = login(rotated.port);
+        let signed_by_new = login_alice(rotated.port);
         assert_ne!(
             signed_by_new.split('.').next(),
             signed_by_old.split('.').next(),
@@ -622,17 +610,7 @@ fn a_secret_is_replaced_without_logging_anyone_out() {
             "a process not yet rolled accepts the new secret's tokens"
         );
         // The link mailed before the rotation confirms the address.
-        let form = link.split_once('?').unwrap().1;
-        let mut stream = TcpStream::connect(("127.0.0.1", rotated.port)).unwrap();
-        write!(
-            stream,
-            "POST /confirm-email HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
-            form.len()
-        )
-        .unwrap();
-        let mut page = String::new();
-        stream.read_to_string(&mut page).unwrap();
-        assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+        confirm_email(rotated.port, &link);
         signed_by_new
     };
 

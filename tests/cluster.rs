@@ -31,14 +31,9 @@ use std::time::{Duration, Instant};
 use diesel::{Connection, PgConnection, RunQueryDsl};
 use serde_json::{Value, json};
 
+use common::{GAME, PASSWORD};
 use common::{Server, Storage};
 
-/// A whole legal Cheversi game, White first.
-const GAME: [&str; 16] = [
-    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3",
-    "NG2", "RF1", "KE2",
-];
-const PASSWORD: &str = "correct horse battery staple";
 const PROCESSES: usize = 3;
 /// Client threads, each with its own two players and games, one request at a time.
 const CLIENTS: usize = 6;
@@ -165,24 +160,28 @@ impl Postgres {
         self.dir.path().join("data").display().to_string()
     }
 
-    fn run(&self, program: &str, args: &[&str]) {
+    /// One of the server's programs, run as the cluster's owner.
+    fn command(&self, program: &str) -> Command {
         let program = self.bin.join(program);
-        let mut command = if self.as_postgres {
+        if self.as_postgres {
             let mut command = Command::new("runuser");
             command.args(["-u", "postgres", "--"]).arg(&program);
             command
         } else {
             Command::new(&program)
-        };
-        let output = command
+        }
+    }
+
+    fn run(&self, program: &str, args: &[&str]) {
+        let output = self
+            .command(program)
             .args(args)
             .stdin(Stdio::null())
             .output()
-            .unwrap_or_else(|e| panic!("{}: {e}", program.display()));
+            .unwrap_or_else(|e| panic!("{program}: {e}"));
         assert!(
             output.status.success(),
-            "{} {args:?}: {}{}",
-            program.display(),
+            "{program} {args:?}: {}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
@@ -207,15 +206,8 @@ impl Postgres {
 
 impl Drop for Postgres {
     fn drop(&mut self) {
-        let program = self.bin.join("pg_ctl");
-        let mut command = if self.as_postgres {
-            let mut command = Command::new("runuser");
-            command.args(["-u", "postgres", "--"]).arg(&program);
-            command
-        } else {
-            Command::new(&program)
-        };
-        let _ = command
+        let _ = self
+            .command("pg_ctl")
             .args(["-D", &self.data(), "-m", "immediate", "stop"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

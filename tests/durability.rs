@@ -22,14 +22,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use common::Storage;
+use common::{GAME, PASSWORD};
 use kuryr::rules::{GameKind, LoadedPosition, Side};
 
-/// A whole legal Cheversi game, White first.
-const GAME: [&str; 16] = [
-    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3",
-    "NG2", "RF1", "KE2",
-];
-const PASSWORD: &str = "correct horse battery staple";
 const PLAYERS: usize = 8;
 /// Client threads, each playing its own games, one request at a time.
 const CLIENTS: usize = 12;

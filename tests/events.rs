@@ -22,14 +22,9 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
+use common::{GAME, PASSWORD};
 use common::{Server, Storage};
 
-/// A whole legal Cheversi game, White first.
-const GAME: [&str; 16] = [
-    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3",
-    "NG2", "RF1", "KE2",
-];
-const PASSWORD: &str = "correct horse battery staple";
 /// Short, so that tests see keep-alives and ended sessions soon.
 const KEEP_ALIVE: &str = "1";
 
@@ -877,12 +872,15 @@ fn the_running_server_sends_webhooks_on_postgres() {
 fn the_listener_speaks_tls_when_the_database_url_asks_for_it() {
     use diesel::{Connection, PgConnection, QueryableByName, RunQueryDsl};
 
+    /// A connection to the test's database, as `pg_stat_activity` and `pg_stat_ssl` show it.
     #[derive(QueryableByName, Debug)]
     struct Backend {
         #[diesel(sql_type = diesel::sql_types::Bool)]
         ssl: bool,
         #[diesel(sql_type = diesel::sql_types::Text)]
         query: String,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        application_name: String,
     }
 
     let Some(admin) = postgres() else {
@@ -904,90 +902,66 @@ fn the_listener_speaks_tls_when_the_database_url_asks_for_it() {
     let url = storage.postgres_url().unwrap();
     let name = url.rsplit('/').next().unwrap().to_owned();
     let ca = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tls/ca.pem");
-    let mut command = common::kuryr(storage.data());
-    command
-        .env(
-            "DATABASE_URL",
-            format!("{url}?sslmode=verify-full&sslrootcert={ca}"),
-        )
-        .env("KURYR_JWT_SECRET", common::POSTGRES_SECRET)
-        .env("KURYR_LISTEN", "127.0.0.1:0")
-        .arg("serve");
-    let server = Server::start(command);
-    let api = Api::new(server.port);
-    api.user("alice");
-    let backends = |conn: &mut PgConnection| -> Vec<Backend> {
-        diesel::sql_query(
-            "SELECT s.ssl, a.query FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) \
-             WHERE a.datname = $1 AND a.pid <> pg_backend_pid()",
-        )
-        .bind::<diesel::sql_types::Text, _>(&name)
-        .load(conn)
-        .unwrap()
+    let serve = |env: &[(&str, String)]| {
+        let mut command = common::kuryr(storage.data());
+        command
+            .envs(env.iter().map(|(key, value)| (key, value)))
+            .env("KURYR_JWT_SECRET", common::POSTGRES_SECRET)
+            .env("KURYR_LISTEN", "127.0.0.1:0")
+            .arg("serve");
+        Server::start(command)
     };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let listener = loop {
-        let all = backends(&mut conn);
-        if all.iter().any(|b| b.query.contains("kuryr_events")) {
-            break all;
+    // The server's connections once its listener is among them.
+    let mut once_listening = |server: &Server, listener: fn(&Backend) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let all: Vec<Backend> = diesel::sql_query(
+                "SELECT s.ssl, a.query, a.application_name \
+                 FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) \
+                 WHERE a.datname = $1 AND a.pid <> pg_backend_pid()",
+            )
+            .bind::<diesel::sql_types::Text, _>(&name)
+            .load(&mut conn)
+            .unwrap();
+            if all.iter().any(listener) {
+                return all;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the listener never connected: {all:?}\n{:?}",
+                server.startup_log
+            );
+            thread::sleep(Duration::from_millis(100));
         }
-        assert!(
-            Instant::now() < deadline,
-            "the listener never connected: {all:?}\n{:?}",
-            server.startup_log
-        );
-        thread::sleep(Duration::from_millis(100));
     };
+
+    let server = serve(&[(
+        "DATABASE_URL",
+        format!("{url}?sslmode=verify-full&sslrootcert={ca}"),
+    )]);
+    Api::new(server.port).user("alice");
+    let all = once_listening(&server, |b| b.query.contains("kuryr_events"));
     assert!(
-        listener.iter().all(|backend| backend.ssl),
-        "every connection of the server is encrypted, the listener's too: {listener:?}"
+        all.iter().all(|backend| backend.ssl),
+        "every connection of the server is encrypted, the listener's too: {all:?}"
     );
     drop(server);
 
     // The listener alone pointed elsewhere (as around a transaction-mode pooler), named so it
     // can be told from the others.
-    let mut command = common::kuryr(storage.data());
-    command
-        .env("DATABASE_URL", format!("{url}?sslmode=disable"))
-        .env(
+    let server = serve(&[
+        ("DATABASE_URL", format!("{url}?sslmode=disable")),
+        (
             "KURYR_LISTEN_DATABASE_URL",
             format!("{url}?sslmode=verify-ca&sslrootcert={ca}&application_name=kuryr-listener"),
-        )
-        .env("KURYR_JWT_SECRET", common::POSTGRES_SECRET)
-        .env("KURYR_LISTEN", "127.0.0.1:0")
-        .arg("serve");
-    let server = Server::start(command);
-    #[derive(QueryableByName, Debug)]
-    struct Named {
-        #[diesel(sql_type = diesel::sql_types::Bool)]
-        ssl: bool,
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        application_name: String,
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let named = loop {
-        let named: Vec<Named> = diesel::sql_query(
-            "SELECT s.ssl, a.application_name FROM pg_stat_activity a JOIN pg_stat_ssl s \
-             USING (pid) WHERE a.datname = $1 AND a.pid <> pg_backend_pid()",
-        )
-        .bind::<diesel::sql_types::Text, _>(&name)
-        .load(&mut conn)
-        .unwrap();
-        if named.iter().any(|b| b.application_name == "kuryr-listener") {
-            break named;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the listener never connected: {named:?}\n{:?}",
-            server.startup_log
-        );
-        thread::sleep(Duration::from_millis(100));
-    };
-    for backend in &named {
+        ),
+    ]);
+    let all = once_listening(&server, |b| b.application_name == "kuryr-listener");
+    for backend in &all {
         let listener = backend.application_name == "kuryr-listener";
         assert_eq!(
             backend.ssl, listener,
-            "only the listener asked for TLS: {named:?}"
+            "only the listener asked for TLS: {all:?}"
         );
     }
 }

@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use common::{Server, Storage};
-
-const PASSWORD: &str = "correct horse battery staple";
+use common::{PASSWORD, Server, Storage};
 
 /// Requests with a deadline, whatever their status.
 struct Client {

@@ -43,6 +43,14 @@ pub fn mails_in(folder: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// A whole legal Cheversi game, White first: the moves the load tests play.
+pub const GAME: [&str; 16] = [
+    "KE4", "QD5", "QC6", "RB7", "RA8", "RB8", "BC8", "BD8", "BE7", "BE6", "NF5", "NG4", "NH3",
+    "NG2", "RF1", "KE2",
+];
+/// The password of the players the tests that run the binary register.
+pub const PASSWORD: &str = "correct horse battery staple";
+
 /// The signing secret of the test servers on PostgreSQL, which must name one.
 pub const POSTGRES_SECRET: &str = "a-secret-the-test-servers-on-postgresql-share";
 
