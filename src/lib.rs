@@ -29,5 +29,6 @@ pub mod rating;
 pub mod rules;
 pub mod service;
 pub mod telemetry;
+pub mod tournament;
 pub mod web;
 pub mod webhook;

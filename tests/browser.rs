@@ -1689,3 +1689,256 @@ async fn replies_are_planned_on_the_board_and_played_in_a_real_browser() {
         client.close().await.unwrap();
     }
 }
+
+/// The page in `client` as `tournament-{name}.png` in `target/screenshots/`, and in
+/// `/work/shots/` for the notes that show the pages.
+async fn shoot_tournament(client: &Client, name: &str) {
+    let png = client.screenshot().await.expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
+    let file = format!("tournament-{name}.png");
+    std::fs::write(screenshot_dir().join(&file), &png).expect("the screenshot is written");
+    let shots = Path::new("/work/shots");
+    if std::fs::create_dir_all(shots).is_ok() {
+        let _ = std::fs::write(shots.join(&file), &png);
+    }
+}
+
+/// The standings as the page shows them: (player, points), best first.
+async fn standings_on(client: &Client) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    for row in client
+        .find_all(Locator::Css("table.standings tbody tr"))
+        .await
+        .unwrap()
+    {
+        let player = row.find(Locator::Css("td:nth-child(2) a")).await.unwrap();
+        let points = row.find(Locator::Css("td.points")).await.unwrap();
+        rows.push((
+            player.text().await.unwrap(),
+            points.text().await.unwrap().trim().to_owned(),
+        ));
+    }
+    rows
+}
+
+/// A round robin made, joined, started and followed through the forms, without JavaScript:
+/// Olga makes it (a refused Swiss without rounds first, drawn again as it was typed), she, Pavel
+/// and Quinn join from its page, she starts it, Pavel resigns a game and the standings count
+/// it once the server's background step has; then Olga enters the Cheversi championship in her
+/// settings and the tournaments page says so. Screenshots: `target/screenshots/tournament-*.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournaments_are_made_joined_and_followed_in_the_browser() {
+    let driver = start_driver();
+    let site = start_site();
+    let olga = browser(&driver, false, 1280, 1300).await;
+    let pavel = browser(&driver, false, 1280, 900).await;
+    let quinn = browser(&driver, false, 1280, 900).await;
+    sign_up_confirmed(&site, &olga, "olga").await;
+    sign_up_confirmed(&site, &pavel, "pavel").await;
+    sign_up_confirmed(&site, &quinn, "quinn").await;
+
+    // From the header to the list, empty yet, and on to the form.
+    olga.goto(&format!("{}/games", site.base)).await.unwrap();
+    click(&olga, "header nav a[href='/tournaments']").await;
+    assert_eq!(text_of(&olga, "h1").await, "Tournaments");
+    let empty = text_of(&olga, "p.empty").await;
+    assert!(empty.contains("No tournament is open"), "{empty}");
+    shoot_tournament(&olga, "list").await;
+    click(&olga, "#new-tournament").await;
+    assert_eq!(path_of(&olga).await, "/tournaments/new");
+    shoot_tournament(&olga, "new").await;
+
+    // A Swiss without its rounds is refused, and the form keeps what was typed.
+    fill(&olga, "name", "Winter round robin").await;
+    find(&olga, "#game")
+        .await
+        .select_by_value("cheversi")
+        .await
+        .unwrap();
+    find(&olga, "#format-swiss").await.click().await.unwrap();
+    fill(&olga, "min_players", "3").await;
+    fill(&olga, "max_players", "3").await;
+    click(&olga, "main form button[type=submit]").await;
+    let problem = text_of(&olga, "#problem[role=alert]").await;
+    assert!(problem.contains("rounds"), "{problem}");
+    let kept = find(&olga, "#name").await.prop("value").await.unwrap();
+    assert_eq!(kept.as_deref(), Some("Winter round robin"));
+    assert!(
+        find(&olga, "#format-swiss")
+            .await
+            .is_selected()
+            .await
+            .unwrap()
+    );
+    shoot_tournament(&olga, "new-refused").await;
+
+    // As a round robin, it is made and its page shown.
+    find(&olga, "#format-round_robin")
+        .await
+        .click()
+        .await
+        .unwrap();
+    find(&olga, "#rated").await.click().await.unwrap();
+    click(&olga, "main form button[type=submit]").await;
+    let event = path_of(&olga).await;
+    assert!(
+        event.starts_with("/tournaments/") && event != "/tournaments/new",
+        "made: {event}"
+    );
+    assert_eq!(text_of(&olga, "h1").await, "Winter round robin");
+    assert_eq!(text_of(&olga, "#status").await, "Open for entries");
+    let facts = text_of(&olga, "#settings").await;
+    assert!(
+        facts.contains("Round robin") && facts.contains("Cheversi") && facts.contains("olga"),
+        "{facts}"
+    );
+    // Too few players to start yet: the service says so on the page.
+    click(&olga, "#start").await;
+    let problem = text_of(&olga, "#problem[role=alert]").await;
+    assert!(!problem.trim().is_empty(), "a reason not to start");
+
+    // All three join from the page, each in their own browser.
+    let url = format!("{}{event}", site.base);
+    for client in [&olga, &pavel, &quinn] {
+        client.goto(&url).await.unwrap();
+        click(client, "#join").await;
+        assert_eq!(path_of(client).await, event);
+        assert!(has(client, "#leave").await, "a way out once joined");
+        assert!(!has(client, "#join").await);
+    }
+    olga.goto(&url).await.unwrap();
+    let players = text_of(&olga, "table.players tbody").await;
+    for name in ["olga", "pavel", "quinn"] {
+        assert!(players.contains(name), "{players}");
+    }
+    assert_eq!(
+        olga.find_all(Locator::Css("table.players form[action$='/remove']"))
+            .await
+            .unwrap()
+            .len(),
+        3,
+        "the organiser may remove each player"
+    );
+    assert!(!has(&pavel, "#start").await, "only the organiser starts it");
+    pavel
+        .goto(&format!("{}/tournaments", site.base))
+        .await
+        .unwrap();
+    let yours = text_of(&pavel, "ul.joined").await;
+    assert!(yours.contains("Winter round robin"), "{yours}");
+    shoot_tournament(&olga, "open").await;
+
+    // Olga starts it: the standings and the six games of the double round robin.
+    click(&olga, "#start").await;
+    assert_eq!(path_of(&olga).await, event);
+    assert_eq!(text_of(&olga, "#status").await, "Running");
+    let table = standings_on(&olga).await;
+    assert_eq!(table.len(), 3, "{table:?}");
+    assert!(table.iter().all(|(_, points)| points == "0"), "{table:?}");
+    let games = olga
+        .find_all(Locator::Css("table.event-games tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(games.len(), 6, "every pair plays twice");
+    assert_eq!(text_of(&olga, "h3").await, "Round 1");
+    assert_eq!(
+        text_of(&olga, "#leave").await,
+        "Withdraw (forfeits your remaining games)"
+    );
+
+    // Pavel resigns his first game, from its page.
+    pavel.goto(&url).await.unwrap();
+    let mut game = None;
+    for row in pavel
+        .find_all(Locator::Css("table.event-games tbody tr"))
+        .await
+        .unwrap()
+    {
+        if row.text().await.unwrap().contains("pavel") {
+            let link = row.find(Locator::Css("a[href^='/games/']")).await.unwrap();
+            game = link.attr("href").await.unwrap();
+            break;
+        }
+    }
+    let game = game.expect("a game of Pavel's");
+    pavel.goto(&format!("{}{game}", site.base)).await.unwrap();
+    find(&pavel, "#confirm").await.click().await.unwrap();
+    click(&pavel, "form.resign button[type=submit]").await;
+    assert_eq!(text_of(&pavel, ".facts dt:first-child").await, "Result");
+
+    // The background step counts it within a few seconds: a point for his opponent.
+    let deadline = Instant::now() + Duration::from_secs(25);
+    let table = loop {
+        olga.goto(&url).await.unwrap();
+        let table = standings_on(&olga).await;
+        if table.iter().any(|(_, points)| points == "1") {
+            break table;
+        }
+        assert!(Instant::now() < deadline, "never counted: {table:?}");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    };
+    assert_ne!(table[0].0, "pavel", "{table:?}");
+    assert_eq!(table[0].1, "1", "{table:?}");
+    let pavel_points = table.iter().find(|(name, _)| name == "pavel").unwrap();
+    assert_eq!(pavel_points.1, "0", "{table:?}");
+    let results = text_of(&olga, "#games-title ~ table").await;
+    assert!(
+        results.contains("1–0") || results.contains("0–1"),
+        "{results}"
+    );
+    shoot_tournament(&olga, "running").await;
+
+    // Olga enters the Cheversi championship in her settings.
+    olga.goto(&format!("{}/settings#championships", site.base))
+        .await
+        .unwrap();
+    assert!(
+        !find(&olga, "#championship-cheversi")
+            .await
+            .is_selected()
+            .await
+            .unwrap()
+    );
+    find(&olga, "#championship-cheversi")
+        .await
+        .click()
+        .await
+        .unwrap();
+    click(&olga, "#championships button[type=submit]").await;
+    assert_eq!(path_of(&olga).await, "/settings?saved=championships");
+    let notice = text_of(&olga, "#notice[role=status]").await;
+    assert!(notice.contains("championships are saved"), "{notice}");
+    assert!(
+        find(&olga, "#championship-cheversi")
+            .await
+            .is_selected()
+            .await
+            .unwrap()
+    );
+    shoot_tournament(&olga, "settings").await;
+
+    // The list says where she plays, and the championship waits for its first edition.
+    olga.goto(&format!("{}/tournaments", site.base))
+        .await
+        .unwrap();
+    let mine = text_of(&olga, "#my-championships").await;
+    assert!(mine.contains("Cheversi"), "{mine}");
+    let row = text_of(&olga, "#championship-cheversi").await;
+    assert!(row.contains("you play") && row.contains("1"), "{row}");
+    let listed = text_of(&olga, "table.events").await;
+    assert!(listed.contains("Winter round robin"), "{listed}");
+    shoot_tournament(&olga, "list-championship").await;
+    click(
+        &olga,
+        "#championship-cheversi a[href='/championships/cheversi']",
+    )
+    .await;
+    assert_eq!(text_of(&olga, "h1").await, "Cheversi championship");
+    assert_eq!(text_of(&olga, "#edition-status").await, "Scheduled");
+    assert_eq!(text_of(&olga, "#entered-count").await, "1");
+    shoot_tournament(&olga, "championship").await;
+
+    for client in [olga, pavel, quinn] {
+        client.close().await.unwrap();
+    }
+}

@@ -7,16 +7,23 @@ Schemathesis configuration that points the run at what it made.
 Makes the users alice (the run's token), bob (her opponent), carol and dave (whose tokens the
 two logout operations spend); a game of every kind between alice and bob, a few moves into it;
 challenges alice may accept, decline and cancel; a personal token, a webhook with a delivery to
-retry. Writes OUT_DIR/schemathesis.toml (with the ids and tokens), OUT_DIR/schemathesis-stateful.toml
+retry; with alice's and bob's addresses confirmed by the mails the server wrote, tournaments of
+alice's: one open, one open with bob in it, one running. Writes OUT_DIR/schemathesis.toml (with the ids and tokens), OUT_DIR/schemathesis-stateful.toml
 (the same without fixed ids, for the stateful phase) and OUT_DIR/seed.json.
 Standard library only.
 """
 
+import email
+import glob
 import json
+import os
+import re
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+from email import policy
 
 BASE = sys.argv[1].rstrip("/")
 OUT = sys.argv[2]
@@ -46,6 +53,25 @@ def user(name):
         "username": name, "email": f"{name}@example.org", "password": PASSWORD})
     return call("POST", "/api/v1/auth/login", body={"username": name, "password": PASSWORD})[
         "access_token"]
+
+
+def confirm(name):
+    """Follows the confirmation link of the mail the server wrote to `name` (no SMTP: a file)."""
+    for _ in range(100):
+        for path in glob.glob(os.path.join(OUT, "data", "mail", "*.eml")):
+            with open(path, "rb") as f:
+                mail = email.message_from_binary_file(f, policy=policy.default)
+            if f"{name}@example.org" not in str(mail["To"]):
+                continue
+            found = re.search(r"/confirm-email\?token=([A-Za-z0-9._-]+)",
+                              mail.get_body(("plain",)).get_content())
+            if found:
+                form = urllib.parse.urlencode({"token": found.group(1)}).encode()
+                urllib.request.urlopen(urllib.request.Request(
+                    BASE + "/confirm-email", data=form, method="POST")).read()
+                return
+        time.sleep(0.1)
+    sys.exit(f"seed: no confirmation mail for {name}")
 
 
 def play_some(game_id, tokens, moves):
@@ -112,8 +138,25 @@ def main():
     if not events:
         sys.exit("seed: the webhook got no delivery")
 
+    # Tournaments need confirmed addresses.
+    confirm("alice")
+    confirm("bob")
+    open_one = call("POST", "/api/v1/tournaments", alice,
+                    {"name": "Open Swiss", "game": kinds[1], "format": "swiss", "rounds": 3})
+    call("POST", f"/api/v1/tournaments/{open_one['id']}/join", bob)
+    startable = call("POST", "/api/v1/tournaments", alice,
+                     {"name": "Ready round robin", "game": kinds[1], "format": "round_robin"})
+    for token in [alice, bob]:
+        call("POST", f"/api/v1/tournaments/{startable['id']}/join", token)
+    running = call("POST", "/api/v1/tournaments", alice,
+                   {"name": "Running round robin", "game": kinds[1], "format": "round_robin"})
+    for token in [alice, bob]:
+        call("POST", f"/api/v1/tournaments/{running['id']}/join", token)
+    call("POST", f"/api/v1/tournaments/{running['id']}/start", alice)
+    tournaments = [open_one["id"], startable["id"], running["id"]]
+
     seed = {
-        "alice": alice, "carol": carol, "dave": dave,
+        "alice": alice, "carol": carol, "dave": dave, "tournaments": tournaments,
         "games": games, "challenges": challenges, "tokens": tokens,
         "webhooks": webhooks, "events": events, "kinds": kinds,
     }
@@ -155,6 +198,12 @@ def config(seed, fixed_ids):
         "getWebhook": seed["webhooks"][0], "updateWebhook": seed["webhooks"][0],
         "rotateWebhookSecret": seed["webhooks"][0], "listWebhookDeliveries": seed["webhooks"][0],
         "revokeToken": seed["tokens"][1], "deleteWebhook": seed["webhooks"][1],
+        "getTournament": seed["tournaments"][2],
+        "listTournamentPlayers": seed["tournaments"][2],
+        "listTournamentGames": seed["tournaments"][2],
+        "getTournamentStandings": seed["tournaments"][2],
+        "joinTournament": seed["tournaments"][0], "leaveTournament": seed["tournaments"][0],
+        "startTournament": seed["tournaments"][1],
     }
     lines = [
         "# Written by scripts/schemathesis/seed.py for one run; see docs/testing.md.",
@@ -184,6 +233,13 @@ def config(seed, fixed_ids):
             "[[operations]]",
             'include-operation-id = "retryWebhookDelivery"',
             f'parameters = {{ id = {toml(seed["webhooks"][0])}, event = {seed["events"][0]} }}',
+            "",
+        ]
+    if fixed_ids:
+        lines += [
+            "[[operations]]",
+            'include-operation-id = "removeTournamentPlayer"',
+            f'parameters = {{ id = {toml(seed["tournaments"][0])}, username = "bob" }}',
             "",
         ]
     lines += [
@@ -217,6 +273,10 @@ def config(seed, fixed_ids):
         "replayRecord": "422",      # invalid-record
         "cheversiScore": "422",     # invalid-position
         "createChallenge": "422",   # validation-failed: no user of that name
+        "createTournament": "422",  # validation-failed: a deadline or start not in the future,
+                                    # a start before the deadline, rounds a Swiss needs or a
+                                    # round robin refuses, players beyond the format's limit or
+                                    # fewer than min_players, a rating range upside down
         "updateMe": "422",          # an address with more than 64 characters before the `@`
                                     # (a pattern saying so needs a lookahead, which generators
                                     # cannot follow)

@@ -20,6 +20,20 @@ use crate::rules::GameKind;
 use crate::service::challenges::{self, Direction, NewChallenge};
 use crate::service::model::challenge::ColorChoice;
 
+/// A time control read from a body as JSON, so that its whole numbers may be written `3.0`.
+pub fn time_control_in(value: Option<Value>) -> Result<Option<TimeControl>, ApiError> {
+    value
+        .map(|value| {
+            serde_json::from_value::<TimeControl>(numbers::integers_in(value, "time_control")?)
+                .map_err(|e| {
+                    ApiError::BadRequest(format!(
+                        "the JSON body does not fit this endpoint: time_control: {e}"
+                    ))
+                })
+        })
+        .transpose()
+}
+
 /// A challenge to make.
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -87,17 +101,7 @@ pub async fn create(
             ));
         }
     };
-    let time_control = match body.time_control {
-        Some(value) => Some(
-            serde_json::from_value::<TimeControl>(numbers::integers_in(value, "time_control")?)
-                .map_err(|e| {
-                    ApiError::BadRequest(format!(
-                        "the JSON body does not fit this endpoint: time_control: {e}"
-                    ))
-                })?,
-        ),
-        None => None,
-    };
+    let time_control = time_control_in(body.time_control)?;
     let options = match body.options {
         Some(options) => numbers::integers_in(options, "options")?,
         None => Value::Null,

@@ -23,6 +23,7 @@ pub mod responses;
 pub mod routes;
 pub mod rules;
 pub mod tokens;
+pub mod tournaments;
 pub mod views;
 pub mod webhooks;
 

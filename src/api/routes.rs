@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, Route, web};
 use super::auth::{Session, guard};
 use super::{
     accounts, boards, challenges, conditional, events, games, health, idempotency, inbound, pages,
-    players, rules, tokens, webhooks,
+    players, rules, tokens, tournaments, webhooks,
 };
 use crate::auth::scopes::Needs;
 use crate::auth::scopes::Scope::{
@@ -163,6 +163,20 @@ pub fn endpoints() -> Vec<Endpoint> {
         endpoint!(POST "/api/v1/challenges/{id}/accept" => challenges::accept, scope(ChallengeWrite)).creating(),
         endpoint!(POST "/api/v1/challenges/{id}/decline" => challenges::decline, scope(ChallengeWrite)),
         endpoint!(POST "/api/v1/challenges/{id}/cancel" => challenges::cancel, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/tournaments" => tournaments::create, scope(ChallengeWrite)).creating(),
+        endpoint!(GET "/api/v1/tournaments" => tournaments::list),
+        endpoint!(GET "/api/v1/tournaments/{id}" => tournaments::get),
+        endpoint!(POST "/api/v1/tournaments/{id}/join" => tournaments::join, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/tournaments/{id}/leave" => tournaments::leave, scope(ChallengeWrite)),
+        endpoint!(POST "/api/v1/tournaments/{id}/start" => tournaments::start, scope(ChallengeWrite)),
+        endpoint!(GET "/api/v1/tournaments/{id}/players" => tournaments::players),
+        endpoint!(DELETE "/api/v1/tournaments/{id}/players/{username}" => tournaments::remove, scope(ChallengeWrite)),
+        endpoint!(GET "/api/v1/tournaments/{id}/games" => tournaments::games),
+        endpoint!(GET "/api/v1/tournaments/{id}/standings" => tournaments::standings),
+        endpoint!(GET "/api/v1/championships" => tournaments::championships),
+        endpoint!(GET "/api/v1/championships/{game}" => tournaments::championship),
+        endpoint!(PUT "/api/v1/me/championships/{game}" => tournaments::enter_championship, scope(AccountWrite)),
+        endpoint!(DELETE "/api/v1/me/championships/{game}" => tournaments::leave_championship, scope(AccountWrite)),
         endpoint!(POST "/api/v1/rules/cheversi/score" => rules::cheversi_score).costly(),
         endpoint!(POST "/api/v1/rules/{game}/moves" => rules::moves).costly(),
         endpoint!(GET "/api/v1/rules/{game}/board.svg" => boards::rules_svg),

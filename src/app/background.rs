@@ -26,7 +26,7 @@ use crate::service::model::event::EventSettings;
 use crate::service::model::time::Clock;
 use crate::service::model::webhook::WebhookSettings;
 use crate::service::webhooks::delivery as webhook_delivery;
-use crate::service::{inbox, outbox, scheduler, tokens};
+use crate::service::{championships, inbox, outbox, scheduler, tokens, tournaments};
 use crate::telemetry;
 use crate::webhook::transport::Sender;
 
@@ -40,6 +40,9 @@ const WEBHOOK_POLL: Duration = Duration::from_secs(2);
 const SCHEDULER_POLL: Duration = Duration::from_secs(30);
 /// How often stored inbound mail is looked for: a move by mail is answered within seconds.
 const INBOX_POLL: Duration = Duration::from_secs(2);
+/// How often tournaments are looked at: a round's last game ending starts the next round within
+/// seconds, and an event or a championship edition begins within seconds of its time.
+const TOURNAMENT_POLL: Duration = Duration::from_secs(5);
 /// How often the rate limits forget clients that have been quiet.
 const LIMITS_SWEEP: Duration = Duration::from_secs(60);
 /// How often the gauges of mail and webhook deliveries waiting are read from the database: about
@@ -87,6 +90,7 @@ impl Background {
             tokio::spawn(sweep_limits(work.clone(), stop.clone())),
             tokio::spawn(answer_mail(work.clone(), stop.clone())),
             tokio::spawn(run_scheduler(work.clone(), stop.clone())),
+            tokio::spawn(run_tournaments(work.clone(), stop.clone())),
         ];
         if work.metrics {
             loops.push(tokio::spawn(read_backlogs(work, stop.clone())));
@@ -260,6 +264,22 @@ async fn read_backlogs(work: Arc<Work>, stop: CancellationToken) {
             break;
         }
     }
+}
+
+async fn run_tournaments(work: Arc<Work>, stop: CancellationToken) {
+    while !stop.is_cancelled() {
+        let now = work.clock.now();
+        if let Err(e) = tournaments::advance(&work.db, &work.notifier, now).await {
+            tracing::error!(error = %e, "advancing tournaments failed");
+        }
+        if let Err(e) = championships::start_due(&work.db, &work.notifier, now).await {
+            tracing::error!(error = %e, "starting championship editions failed");
+        }
+        if !pause(TOURNAMENT_POLL, &stop).await {
+            break;
+        }
+    }
+    tracing::info!("tournaments stopped");
 }
 
 async fn run_scheduler(work: Arc<Work>, stop: CancellationToken) {

@@ -12,7 +12,8 @@ pub enum Scope {
     AccountRead,
     /// The caller's profile (not its email address), settings and vacation, changed.
     AccountWrite,
-    /// Challenges made, accepted, declined and cancelled.
+    /// Challenges made, accepted, declined and cancelled; tournaments made, joined, left and
+    /// started, and their players removed.
     ChallengeWrite,
     /// Moves, resignations, draw offers and answers.
     GamePlay,

@@ -287,3 +287,82 @@ mod tests {
         round_trip::<StoredSide>();
     }
 }
+
+/// Declares a column of words: the enum, its words in order, and its reading and writing.
+macro_rules! words {
+    ($(#[$doc:meta])* $name:ident, $what:literal, { $($variant:ident => $word:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, AsExpression, FromSqlRow)]
+        #[diesel(sql_type = Text)]
+        pub enum $name {
+            $($variant),+
+        }
+
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                Word::as_str(self)
+            }
+        }
+
+        impl Word for $name {
+            const WHAT: &'static str = $what;
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+
+            fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word),+
+                }
+            }
+        }
+
+        stored_as_text!($name);
+    };
+}
+
+words!(
+    /// How an event pairs its players.
+    TournamentFormat, "tournament format", {
+        RoundRobin => "round_robin",
+        Swiss => "swiss",
+        League => "league",
+    }
+);
+
+words!(
+    /// Where an event stands.
+    TournamentStatus, "tournament status", {
+        Open => "open",
+        Running => "running",
+        Finished => "finished",
+        Cancelled => "cancelled",
+    }
+);
+
+words!(
+    /// Whether a player of an event still plays in it, and if not, why.
+    EntrantStatus, "tournament player status", {
+        Playing => "playing",
+        Withdrawn => "withdrawn",
+        Removed => "removed",
+        Forfeited => "forfeited",
+    }
+);
+
+words!(
+    /// What a game of an event counted for once it ended (a bye counts when given).
+    EventResult, "tournament game result", {
+        White => "white",
+        Black => "black",
+        Draw => "draw",
+        Bye => "bye",
+    }
+);
+
+words!(
+    /// Where an edition of a championship stands.
+    EditionStatus, "championship edition status", {
+        Scheduled => "scheduled",
+        Running => "running",
+        Finished => "finished",
+    }
+);

@@ -168,8 +168,10 @@ pub enum StorageError {
 
 /// Whether a query failed because the database went away (restarting, failing over, a connection
 /// cut), not because of the query: libpq's messages for a lost connection, and the server's own
-/// while it stops or starts (SQLSTATE class 57). Nothing more can be done on that connection; the
-/// same work can succeed in a moment on another.
+/// while it stops or starts (SQLSTATE class 57), and a transaction that could not be rolled back
+/// when its connection died (diesel then calls its transaction manager broken and sends nothing
+/// more, not even the commit). Nothing more can be done on that connection; the same work can
+/// succeed in a moment on another.
 pub fn connection_lost(error: &diesel::result::Error) -> bool {
     use diesel::result::{DatabaseErrorKind, Error};
     const GONE: [&str; 9] = [
@@ -189,6 +191,7 @@ pub fn connection_lost(error: &diesel::result::Error) -> bool {
             _,
         ) => true,
         Error::RollbackErrorOnCommit { commit_error, .. } => connection_lost(commit_error),
+        Error::BrokenTransactionManager => true,
         Error::DatabaseError(DatabaseErrorKind::Unknown, info) => {
             GONE.iter().any(|gone| info.message().contains(gone))
         }

@@ -40,6 +40,7 @@ mod stamp;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod tokens;
+pub mod tournaments;
 pub mod users;
 pub mod vacations;
 pub mod webhooks;

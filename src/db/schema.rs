@@ -343,6 +343,79 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    tournaments (id) {
+        id -> Text,
+        name -> Text,
+        organiser_id -> Nullable<Text>,
+        game_kind -> Text,
+        options -> Text,
+        time_control -> Text,
+        weekend_pause -> Integer,
+        rated -> Integer,
+        format -> Text,
+        rounds -> Nullable<Integer>,
+        min_players -> Integer,
+        max_players -> Integer,
+        rating_min -> Nullable<Integer>,
+        rating_max -> Nullable<Integer>,
+        entry_deadline -> Nullable<Timestamp>,
+        starts_at -> Nullable<Timestamp>,
+        status -> Text,
+        round -> Integer,
+        edition -> Nullable<Integer>,
+        league -> Nullable<Integer>,
+        created_at -> Timestamp,
+        started_at -> Nullable<Timestamp>,
+        finished_at -> Nullable<Timestamp>,
+        revision -> Integer,
+    }
+}
+
+diesel::table! {
+    tournament_players (tournament_id, user_id) {
+        tournament_id -> Text,
+        user_id -> Text,
+        rating -> Double,
+        seed -> Nullable<Integer>,
+        status -> Text,
+        joined_at -> Timestamp,
+        left_at -> Nullable<Timestamp>,
+        place -> Nullable<Integer>,
+    }
+}
+
+diesel::table! {
+    tournament_games (id) {
+        id -> Text,
+        tournament_id -> Text,
+        round -> Integer,
+        game_id -> Nullable<Text>,
+        white_id -> Text,
+        black_id -> Nullable<Text>,
+        result -> Nullable<Text>,
+        forfeit -> Integer,
+    }
+}
+
+diesel::table! {
+    championship_entries (user_id, game_kind) {
+        user_id -> Text,
+        game_kind -> Text,
+        joined_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    championship_editions (game_kind, edition) {
+        game_kind -> Text,
+        edition -> Integer,
+        status -> Text,
+        starts_at -> Timestamp,
+        finished_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::joinable!(moves -> games (game_id));
 diesel::joinable!(conditional_notices -> users (user_id));
 diesel::joinable!(ratings -> users (user_id));
@@ -356,6 +429,11 @@ diesel::joinable!(revoked_sessions -> users (user_id));
 diesel::joinable!(sign_ins -> users (user_id));
 diesel::joinable!(webhook_deliveries -> webhooks (webhook_id));
 diesel::joinable!(webhook_deliveries -> events (event_id));
+diesel::joinable!(tournament_players -> tournaments (tournament_id));
+diesel::joinable!(tournament_players -> users (user_id));
+diesel::joinable!(tournament_games -> tournaments (tournament_id));
+diesel::joinable!(tournament_games -> games (game_id));
+diesel::joinable!(championship_entries -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
@@ -381,4 +459,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     conditional_notices,
     inbound_mail,
     rate_limits,
+    tournaments,
+    tournament_players,
+    tournament_games,
+    championship_entries,
+    championship_editions,
 );

@@ -20,7 +20,7 @@ pub use pictures::{BoardImage, BoardPictures, InlineImage};
 pub use templates::{
     ChallengeAccepted, ChallengeReceived, ConditionalPlayed, DeadlineReminder, Digest, DigestGame,
     DrawOffered, EmailChanged, Footer, GameOver, MailAnswer, MailReply, Notification, Outcome,
-    PasswordReset, RenderError, Rendered, ReplyFor, Timeout, VerifyEmail, WebhookDisabled,
-    YourTurn,
+    PasswordReset, RenderError, Rendered, ReplyFor, Timeout, TournamentGameLine, TournamentNews,
+    VerifyEmail, WebhookDisabled, YourTurn,
 };
 pub use transport::{MailConfigError, MailSettings, Mailer, SmtpUrl};

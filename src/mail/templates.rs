@@ -58,6 +58,7 @@ pub enum Notification {
     PasswordReset(PasswordReset),
     EmailChanged(EmailChanged),
     WebhookDisabled(WebhookDisabled),
+    Tournament(TournamentNews),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -370,6 +371,49 @@ pub struct WebhookDisabled {
     pub deliveries_url: String,
 }
 
+/// News of a tournament or championship league the recipient plays in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentNews {
+    pub username: String,
+    /// What happened: `joined`, `started`, `round`, `forfeit`, `finished` or `cancelled`.
+    pub news: String,
+    /// The event's name.
+    pub tournament: String,
+    /// The game's display name, "Cheversi".
+    pub game: String,
+    #[serde(default)]
+    pub round: Option<u32>,
+    #[serde(default)]
+    pub rounds: Option<u32>,
+    /// The recipient's games that have just begun.
+    #[serde(default)]
+    pub games: Vec<TournamentGameLine>,
+    /// The recipient sits this round out with a point.
+    #[serde(default)]
+    pub bye: bool,
+    /// At the end: the recipient's place, of how many, and their points ("4½").
+    #[serde(default)]
+    pub place: Option<u32>,
+    #[serde(default)]
+    pub players: u32,
+    #[serde(default)]
+    pub points: Option<String>,
+    /// Why: a forfeit's cause, a cancellation's reason, a league's outcome.
+    #[serde(default)]
+    pub reason: Option<String>,
+    pub url: String,
+}
+
+/// One game of a tournament mail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentGameLine {
+    pub opponent: String,
+    /// "White" or "Black".
+    pub colour: String,
+    pub your_move: bool,
+    pub url: String,
+}
+
 impl Notification {
     /// The name it is stored under, and its templates' name.
     pub fn kind(&self) -> &'static str {
@@ -388,6 +432,7 @@ impl Notification {
             Notification::PasswordReset(_) => "password_reset",
             Notification::EmailChanged(_) => "email_changed",
             Notification::WebhookDisabled(_) => "webhook_disabled",
+            Notification::Tournament(_) => "tournament",
         }
     }
 
@@ -680,6 +725,8 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         "webhook_disabled.html",
         "email_changed.txt",
         "email_changed.html",
+        "tournament.txt",
+        "tournament.html",
     ];
     for (name, source) in templates {
         // A broken template shows up as a RenderError when it is used (and in the tests, which
@@ -1365,6 +1412,35 @@ mod tests {
                     "/api/v1/webhooks/w1/deliveries",
                 ],
             ),
+            (
+                Notification::Tournament(TournamentNews {
+                    username: opponent.into(),
+                    news: "round".into(),
+                    tournament: "Autumn Swiss".into(),
+                    game: "Cheversi".into(),
+                    round: Some(2),
+                    rounds: Some(3),
+                    games: vec![TournamentGameLine {
+                        opponent: "carol".into(),
+                        colour: "White".into(),
+                        your_move: true,
+                        url: "https://kuryr.example.org/games/g7".into(),
+                    }],
+                    bye: false,
+                    place: None,
+                    players: 7,
+                    points: None,
+                    reason: None,
+                    url: "https://kuryr.example.org/tournaments/t1".into(),
+                }),
+                "Autumn Swiss — round 2 of 3 has begun",
+                vec![
+                    "Hello OPP",
+                    "against carol, with White",
+                    "https://kuryr.example.org/games/g7",
+                    "/tournaments/t1",
+                ],
+            ),
         ]
     }
 
@@ -1381,7 +1457,7 @@ mod tests {
     #[test]
     fn every_kind_renders_its_subject_and_content_in_both_parts() {
         let kinds = every_kind("alice");
-        assert_eq!(kinds.len(), 14, "one sample per Notification variant");
+        assert_eq!(kinds.len(), 15, "one sample per Notification variant");
         for (notification, subject, needles) in kinds {
             let rendered = notification.render(&footer()).unwrap();
             let kind = notification.kind();

@@ -13,6 +13,7 @@ use super::model::error::{Conflict, ServiceError};
 use super::model::event::EventKind;
 use super::model::game::{ClockSetup, GameDetails};
 use super::model::page::{Page, PageRequest};
+use super::model::rating::rating_range;
 use super::model::users::{find_by_username, recipient, user_ref, user_refs};
 use super::views::{ChallengeView, GameView};
 use crate::auth::AuthUser;
@@ -41,78 +42,24 @@ pub struct NewChallenge {
     pub rating_max: Option<i32>,
 }
 
-/// The ratings a range may name.
-const RATING_BOUNDS: std::ops::RangeInclusive<i32> = 0..=4000;
-
 impl NewChallenge {
     /// The rating range asked for, validated: only on an open challenge, within bounds, and
     /// not empty.
     fn rating_range(&self) -> Result<(Option<i32>, Option<i32>), ServiceError> {
-        for (field, bound) in [
-            ("rating_min", self.rating_min),
-            ("rating_max", self.rating_max),
-        ] {
-            let Some(bound) = bound else { continue };
-            if self.opponent.is_some() {
-                return Err(ServiceError::invalid(
-                    field,
-                    "a rating range is for open challenges; a direct one names its opponent",
-                ));
-            }
-            if !RATING_BOUNDS.contains(&bound) {
-                return Err(ServiceError::invalid(
-                    field,
-                    format!(
-                        "a rating bound is from {} to {}",
-                        RATING_BOUNDS.start(),
-                        RATING_BOUNDS.end()
-                    ),
-                ));
+        if self.opponent.is_some() {
+            for (field, bound) in [
+                ("rating_min", self.rating_min),
+                ("rating_max", self.rating_max),
+            ] {
+                if bound.is_some() {
+                    return Err(ServiceError::invalid(
+                        field,
+                        "a rating range is for open challenges; a direct one names its opponent",
+                    ));
+                }
             }
         }
-        if let (Some(min), Some(max)) = (self.rating_min, self.rating_max)
-            && min > max
-        {
-            return Err(ServiceError::invalid(
-                "rating_max",
-                format!("rating_max ({max}) is below rating_min ({min})"),
-            ));
-        }
-        Ok((self.rating_min, self.rating_max))
-    }
-
-    /// The time control asked for, validated.
-    fn clock(&self) -> Result<ClockSetup, ServiceError> {
-        let control = match (self.days_per_move, self.time_control) {
-            (Some(_), Some(_)) => {
-                return Err(ServiceError::invalid(
-                    "days_per_move",
-                    "send either days_per_move or time_control, not both",
-                ));
-            }
-            (Some(days), None) => TimeControl::PerMove {
-                days: u32::try_from(days).unwrap_or(0),
-            },
-            (None, control) => control.unwrap_or_default(),
-        };
-        control.validate().map_err(|message| {
-            let field = if self.days_per_move.is_some() {
-                "days_per_move"
-            } else {
-                "time_control"
-            };
-            ServiceError::invalid(field, message)
-        })?;
-        if self.weekend_pause && control == TimeControl::None {
-            return Err(ServiceError::invalid(
-                "weekend_pause",
-                "weekend_pause needs a clock: choose days_per_move or a time_control",
-            ));
-        }
-        Ok(ClockSetup {
-            control,
-            weekend_pause: self.weekend_pause,
-        })
+        rating_range(self.rating_min, self.rating_max)
     }
 }
 
@@ -185,7 +132,7 @@ pub async fn create(
     let options = engine
         .normalize_options(&new.options)
         .map_err(|e| ServiceError::invalid("options", e.to_string()))?;
-    let clock = new.clock()?;
+    let clock = ClockSetup::requested(new.days_per_move, new.time_control, new.weekend_pause)?;
     let (rating_min, rating_max) = new.rating_range()?;
     db.write(move |conn| {
         if new.rated {

@@ -6,6 +6,7 @@
 pub mod conditional;
 pub mod ratings;
 pub mod schema;
+pub mod tournaments;
 
 use chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use serde::Serialize;

@@ -18,6 +18,7 @@ mod render;
 mod routes;
 pub mod session;
 mod settings;
+mod tournaments;
 
 pub use error::WebError;
 pub use routes::{configure, paths, security_headers};

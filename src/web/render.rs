@@ -33,6 +33,10 @@ const TEMPLATES: &[(&str, &str)] = templates![
     "credentials.html",
     "profile.html",
     "leaderboard.html",
+    "tournaments.html",
+    "tournament_new.html",
+    "tournament.html",
+    "championship.html",
 ];
 
 static ENVIRONMENT: LazyLock<Environment<'static>> = LazyLock::new(|| {

@@ -5,7 +5,7 @@ use actix_web::middleware::DefaultHeaders;
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 
 use super::error::WebError;
-use super::{account, assets, challenges, forms, games, players, session, settings};
+use super::{account, assets, challenges, forms, games, players, session, settings, tournaments};
 
 /// A page that is read: `GET`, and `HEAD` with the same status and headers and no body
 /// (RFC 9110 §9.3.2).
@@ -80,10 +80,46 @@ fn pages() -> Vec<(&'static str, actix_web::Route, actix_web::http::Method)> {
             reading().to(players::leaderboard),
             Method::GET,
         ),
+        ("/tournaments", reading().to(tournaments::list), Method::GET),
+        (
+            "/tournaments/new",
+            reading().to(tournaments::new_form),
+            Method::GET,
+        ),
+        (
+            "/tournaments/new",
+            web::post().to(tournaments::create),
+            Method::POST,
+        ),
+        (
+            "/tournaments/{id}",
+            reading().to(tournaments::show),
+            Method::GET,
+        ),
+        (
+            "/tournaments/{id}/{action}",
+            web::post().to(tournaments::act),
+            Method::POST,
+        ),
+        (
+            "/tournaments/{id}/players/{username}/remove",
+            web::post().to(tournaments::remove),
+            Method::POST,
+        ),
+        (
+            "/championships/{game}",
+            reading().to(tournaments::championship),
+            Method::GET,
+        ),
         ("/settings", reading().to(settings::show), Method::GET),
         (
             "/settings/notifications",
             web::post().to(settings::notifications),
+            Method::POST,
+        ),
+        (
+            "/settings/championships",
+            web::post().to(settings::championship_entries),
             Method::POST,
         ),
         (

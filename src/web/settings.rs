@@ -19,17 +19,24 @@ use crate::service::model::account::PASSWORD_MIN_CHARS;
 use crate::service::model::notification::{SettingsChange, TurnDelivery};
 use crate::service::notification_settings;
 use crate::service::vacations::{self, VacationAction};
-use crate::service::{addresses, credentials};
+use crate::service::{addresses, championships, credentials};
 use crate::web::error::WebError;
 use crate::web::forms;
 use crate::web::render::{Page, see_other};
 use crate::web::session::{self, MaybeVisitor, Visitor, local_path};
 
 /// The sections of the settings page, by the name their form posts to.
-const SECTIONS: [&str; 5] = ["notifications", "account", "vacation", "email", "password"];
+const SECTIONS: [&str; 6] = [
+    "notifications",
+    "account",
+    "vacation",
+    "championships",
+    "email",
+    "password",
+];
 
 /// The notification kinds a person switches on and off, as the page names them.
-const KINDS: [(&str, &str); 8] = [
+const KINDS: [(&str, &str); 9] = [
     ("your_turn", "It is my move"),
     ("challenge_received", "Someone challenges me"),
     ("challenge_accepted", "My challenge is accepted"),
@@ -41,6 +48,7 @@ const KINDS: [(&str, &str); 8] = [
         "conditional_played",
         "One of my conditional replies is played",
     ),
+    ("tournament", "News of my tournaments and championships"),
 ];
 
 #[derive(Deserialize)]
@@ -60,6 +68,9 @@ fn saved_notice(saved: &str) -> Option<(&'static str, &'static str)> {
         "account" => "Your time zone and forced-move setting are saved.",
         "vacation-start" => "Your vacation has begun: the clocks of your games stand still.",
         "vacation-end" => "Your vacation is over: your clocks run again.",
+        "championships" => {
+            "Your championships are saved: you play in each from its next edition on."
+        }
         "email" => {
             "A confirmation mail is on its way to the new address: the change is made when you follow its link."
         }
@@ -109,6 +120,16 @@ async fn settings_page(
     )
     .await?;
     let zone = crate::clock::zone_or_utc(&user.time_zone);
+    let entered = championships::entered_by(&state.db, visitor.user.id.clone()).await?;
+    let championships: Vec<Value> = crate::rules::GameKind::playable()
+        .map(|(kind, engine)| {
+            context! {
+                id => kind.id(),
+                name => engine.name(),
+                on => entered.iter().any(|game| game == kind.id()),
+            }
+        })
+        .collect();
     let sessions = credentials::sessions(
         &state.db,
         visitor.user.id.clone(),
@@ -176,6 +197,7 @@ async fn settings_page(
             zones => clock::zone_names(),
             play_forced_moves => user.play_forced_moves,
             vacation,
+            championships,
             email => user.email,
             email_confirmed => user.email_verified_at.is_some(),
             pending_email => user.pending_email,
@@ -215,6 +237,7 @@ struct NotificationsForm {
     deadline_reminder: Option<String>,
     timeout: Option<String>,
     conditional_played: Option<String>,
+    tournament: Option<String>,
     turn_delivery: TurnDelivery,
     digest_hour: u32,
     #[serde(default)]
@@ -258,6 +281,7 @@ pub async fn notifications(
                 deadline_reminder: Some(form.deadline_reminder.is_some()),
                 timeout: Some(form.timeout.is_some()),
                 conditional_played: Some(form.conditional_played.is_some()),
+                tournament: Some(form.tournament.is_some()),
                 turn_delivery: Some(form.turn_delivery),
                 digest_hour: Some(form.digest_hour),
                 reminder_hours: Some(reminder_hours),
@@ -275,6 +299,63 @@ pub async fn notifications(
     match saved {
         Ok(_) => Ok(see_other("/settings?saved=notifications#notifications")),
         Err(error) => refused(&req, &state, &visitor, "notifications", error, typed).await,
+    }
+}
+
+/// Enters and leaves the championships whose boxes changed: the games ticked are the ones the
+/// person plays in from now on.
+pub async fn championship_entries(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    visitor: Visitor,
+    body: web::Bytes,
+) -> Result<HttpResponse, WebError> {
+    let pairs: Vec<(String, String)> = forms::read(&req, visitor.session_id(), &body)?;
+    let wanted: Vec<String> = pairs
+        .into_iter()
+        .filter(|(name, _)| name == "game")
+        .map(|(_, game)| game)
+        .collect();
+    // Compared with what is stored, not with the page: a page left open in another tab may
+    // show an older choice.
+    let entered = championships::entered_by(&state.db, visitor.user.id.clone()).await?;
+    let mut saved = Ok(());
+    for game in wanted.iter().filter(|game| !entered.contains(game)) {
+        saved = championships::enter(
+            &state.db,
+            visitor.user.clone(),
+            game.clone(),
+            state.clock.now(),
+        )
+        .await
+        .map(|_| ());
+        if saved.is_err() {
+            break;
+        }
+    }
+    if saved.is_ok() {
+        for game in entered.iter().filter(|game| !wanted.contains(game)) {
+            saved = championships::leave(&state.db, visitor.user.clone(), game.clone())
+                .await
+                .map(|_| ());
+            if saved.is_err() {
+                break;
+            }
+        }
+    }
+    match saved {
+        Ok(()) => Ok(see_other("/settings?saved=championships#championships")),
+        Err(error) => {
+            refused(
+                &req,
+                &state,
+                &visitor,
+                "championships",
+                error,
+                Value::from(()),
+            )
+            .await
+        }
     }
 }
 
@@ -595,12 +676,13 @@ mod tests {
             "account",
             "vacation-start",
             "vacation-end",
+            "championships",
             "email",
             "password",
         ] {
             assert!(saved_notice(saved).is_some(), "{saved}");
         }
         assert!(saved_notice("<script>").is_none());
-        assert_eq!(SECTIONS.len(), 5);
+        assert_eq!(SECTIONS.len(), 6);
     }
 }

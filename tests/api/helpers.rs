@@ -23,10 +23,12 @@ use kuryr::auth::links::LinkSigner;
 use kuryr::board::pictures::{PictureSettings, Pictures};
 use kuryr::db::{self, Database, DatabaseUrl};
 use kuryr::mail::{MailSettings, Mailer, SmtpUrl};
+use kuryr::service::championships;
 use kuryr::service::effects::mail::Notifier;
 use kuryr::service::model::time::Clock;
 use kuryr::service::outbox::{self, Delivered};
 use kuryr::service::scheduler::{self, Ticked};
+use kuryr::service::tournaments::{self, Advanced};
 
 use crate::smtp::TestSmtp;
 use kuryr::app::startup::configure;
@@ -506,6 +508,20 @@ impl TestApp {
         )
         .await
         .expect("the scheduler runs")
+    }
+
+    /// One run of the tournaments' background step and of the championships', at the test
+    /// clock's time.
+    pub async fn advance_tournaments(&self) -> (Advanced, usize) {
+        let state = &self.state;
+        let now = self.clock.now();
+        let advanced = tournaments::advance(&state.db, &state.notifier, now)
+            .await
+            .expect("tournaments advance");
+        let editions = championships::start_due(&state.db, &state.notifier, now)
+            .await
+            .expect("championship editions start");
+        (advanced, editions)
     }
 
     /// A user whose address is confirmed, the way a person does it: the confirmation mail is

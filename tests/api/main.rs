@@ -43,6 +43,7 @@ mod smtp;
 mod suluc;
 mod takeover;
 mod tokens;
+mod tournaments;
 mod web;
 mod web_conditional;
 mod web_games;

@@ -14,7 +14,7 @@ use utoipa::OpenApi;
 use crate::api::events as streams;
 use crate::api::{
     accounts, boards, challenges, conditional, games, health, inbound, pages, players, rules,
-    tokens, webhooks,
+    tokens, tournaments, webhooks,
 };
 use crate::service::effects::event_log as events;
 use crate::service::model::event::EventKind;
@@ -106,12 +106,27 @@ use crate::service::model::event::EventKind;
         tokens::get,
         tokens::revoke,
         inbound::receive,
+        tournaments::create,
+        tournaments::list,
+        tournaments::get,
+        tournaments::join,
+        tournaments::leave,
+        tournaments::start,
+        tournaments::players,
+        tournaments::remove,
+        tournaments::games,
+        tournaments::standings,
+        tournaments::championships,
+        tournaments::championship,
+        tournaments::enter_championship,
+        tournaments::leave_championship,
     ),
     components(schemas(
         Problem,
         crate::service::views::Timestamp,
         crate::service::games::StatusFilter,
         challenges::ChallengeDirection,
+        tournaments::TournamentListing,
         games::TurnFilter,
         crate::service::views::schema::EventType,
         crate::service::views::schema::WebhookEventType,
@@ -123,6 +138,7 @@ use crate::service::model::event::EventKind;
         events::ReminderData,
         events::ChallengeData,
         events::VacationData,
+        crate::service::views::tournaments::TournamentEventData,
     )),
     tags(
         (name = "health"),
@@ -137,6 +153,7 @@ use crate::service::model::event::EventKind;
         (name = "pages", description = "Pages a person opens from a link in a mail; they answer in HTML."),
         (name = "tokens", description = "Personal access tokens for scripts and bots, each limited to its scopes (`docs/tokens.md`)."),
         (name = "mail", description = "Moves by mail: replies to turn mails, delivered by an inbound mail provider's webhook (`docs/notifications.md`)."),
+        (name = "tournaments", description = "Round robins and Swiss tournaments that any confirmed player organises, and each game's championship: leagues of up to ten, promoted and relegated every edition (`docs/tournaments.md`)."),
         (name = "webhooks", description = "HTTP endpoints of the caller's, sent the events that concern them, signed the Standard Webhooks way; the payloads are described under `webhooks` (`docs/webhooks.md`)."),
     ),
 )]
@@ -183,7 +200,8 @@ fn document() -> Value {
         schemas.insert(name, schema);
     }
     name_pages(schemas);
-    challenge_per_game(schemas);
+    per_game(schemas, "Challenge", "A challenge to a game of");
+    per_game(schemas, "Tournament", "A tournament of");
     refer_to_components(schemas);
     flatten_all_of(schemas);
     // A problem's extension members are there only for the problems they belong to.
@@ -354,7 +372,7 @@ fn responses() -> Value {
         "NotFound": problem("No such resource (or not visible to the caller). Type `not-found`."),
         "MethodNotAllowed": not_allowed,
         "NotAcceptable": problem("None of the media types in `Accept` can be sent. Type `not-acceptable`."),
-        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`, `address-not-confirmed` (a rated game with an unconfirmed address), `rating-out-of-range`, `your-turn` (conditional moves are planned on the opponent's turn)."),
+        "Conflict": problem("The request does not fit the current state. Types: `not-your-turn`, `ply-mismatch` (with `current_ply`), `game-over`, `draw-not-possible`, `draw-already-offered`, `no-draw-offer`, `challenge-not-pending`, `username-taken`, `email-taken`, `already-on-vacation`, `not-on-vacation`, `no-vacation-left`, `concurrent-update`, `conflict`, `too-many-webhooks` and `too-many-tokens` (with `limit`), `webhook-disabled`, `idempotency-key-in-use`, `idempotent-creation-gone`, `address-not-confirmed` (a rated game with an unconfirmed address), `rating-out-of-range`, `your-turn` (conditional moves are planned on the opponent's turn), `tournament-closed`, `tournament-full`, `already-entered`, `not-entered`, `too-few-players`."),
         "EventsGone": problem("The events after the id asked for are no longer kept (or the id is not this server's). Type `events-gone`; `resync` lists where to read the current state from."),
         "PayloadTooLarge": problem("The body is over 64 KiB (a mail to the inbound endpoint: over `KURYR_INBOUND_MAX_BYTES`). Type `payload-too-large`."),
         "UnsupportedMediaType": problem("The body is not sent as the operation's media type (`application/json`; the reset page's form, `application/x-www-form-urlencoded`; an inbound mail, `message/rfc822`). Type `unsupported-media-type`."),
@@ -534,6 +552,31 @@ fn event_kind(kind: EventKind) -> (&'static str, &'static str, &'static str) {
             "EventVacationEnded",
             "The recipient's vacation ended.",
             "VacationEventData",
+        ),
+        EventKind::TournamentJoined => (
+            "EventTournamentJoined",
+            "A player joined an event: told to the player and to its organiser.",
+            "TournamentEventData",
+        ),
+        EventKind::TournamentStarted => (
+            "EventTournamentStarted",
+            "An event the recipient plays in began; `games` lists the recipient's games that began with it.",
+            "TournamentEventData",
+        ),
+        EventKind::TournamentRound => (
+            "EventTournamentRound",
+            "A new round of a Swiss event began; `games` lists the recipient's game (none with a bye).",
+            "TournamentEventData",
+        ),
+        EventKind::TournamentForfeit => (
+            "EventTournamentForfeit",
+            "The recipient no longer plays in an event (withdrew, was removed, or lost a game of it on time); their remaining games were lost by forfeit.",
+            "TournamentEventData",
+        ),
+        EventKind::TournamentFinished => (
+            "EventTournamentFinished",
+            "An event the recipient played in ended (or was cancelled); `place` is theirs.",
+            "TournamentEventData",
         ),
     }
 }
@@ -992,22 +1035,24 @@ fn describe_streams(operation: &mut Value) {
     }
 }
 
-/// A new challenge is one object per game, tagged by `game`, each with that game's options
-/// typed: a generated client offers exactly the options of the game it challenges to.
-fn challenge_per_game(schemas: &mut Map<String, Value>) {
+/// A new challenge (and a new tournament) is one object per game, tagged by `game`, each with
+/// that game's options typed: a generated client offers exactly the options of the game it
+/// challenges to, or makes an event of.
+fn per_game(schemas: &mut Map<String, Value>, noun: &str, description: &str) {
+    let base_name = format!("New{noun}");
     let base = schemas
-        .remove("NewChallenge")
-        .expect("NewChallenge is described");
+        .remove(&base_name)
+        .unwrap_or_else(|| panic!("{base_name} is described"));
     let mut one_of = Vec::new();
     let mut mapping = Map::new();
     for (kind, engine) in crate::rules::GameKind::playable() {
         let options = format!("{}Options", engine.name());
-        let name = format!("New{}Challenge", engine.name());
+        let name = format!("New{}{noun}", engine.name());
         let schema = serde_json::to_value(crate::service::views::schema::options_of(engine))
             .expect("a schema is JSON");
         schemas.insert(options.clone(), schema);
         let mut variant = base.clone();
-        variant["description"] = json!(format!("A challenge to a game of {}.", engine.name()));
+        variant["description"] = json!(format!("{description} {}.", engine.name()));
         variant["properties"]["game"] = json!({ "type": "string", "enum": [kind.id()] });
         variant["properties"]["options"] = schema_ref(&options);
         schemas.insert(name.clone(), variant);
@@ -1018,7 +1063,7 @@ fn challenge_per_game(schemas: &mut Map<String, Value>) {
         );
     }
     schemas.insert(
-        "NewChallenge".into(),
+        base_name,
         json!({
             "description": base["description"],
             "oneOf": one_of,
@@ -1030,7 +1075,7 @@ fn challenge_per_game(schemas: &mut Map<String, Value>) {
 /// The enums a later version may add values to. Where the server writes one, the description
 /// accepts any string beside the known values, so that a generated client reads a new value
 /// instead of failing on the whole answer; requests keep them closed.
-const OPEN_ENUMS: [&str; 9] = [
+const OPEN_ENUMS: [&str; 13] = [
     "GameKind",
     "GameStatus",
     "Termination",
@@ -1040,6 +1085,10 @@ const OPEN_ENUMS: [&str; 9] = [
     "DeliveryStatus",
     "RollPurpose",
     "TurnDelivery",
+    "TournamentFormat",
+    "TournamentStatus",
+    "EntrantStatus",
+    "EventResult",
 ];
 
 fn open_enums(schemas: &mut Map<String, Value>, requests: &[String]) {

@@ -122,6 +122,20 @@ impl Event {
         }
     }
 
+    /// News of an event for one of its players (or its organiser).
+    pub fn tournament(
+        kind: EventKind,
+        user_id: &str,
+        data: &impl Serialize,
+    ) -> Result<Event, ServiceError> {
+        Ok(Event {
+            kind,
+            users: [Some(user_id.to_owned()), None],
+            game_id: None,
+            data: json(data)?,
+        })
+    }
+
     pub fn game_started(game: &GameView) -> Result<Event, ServiceError> {
         let data = json(&GameData {
             game_id: &game.id,

@@ -425,6 +425,7 @@ impl<'a> GameForMail<'a> {
             Some(Termination::Resignation) => format!("{loser} resigned."),
             Some(Termination::Agreement) => "The draw was agreed.".to_owned(),
             Some(Termination::Time) => format!("{loser} ran out of time."),
+            Some(Termination::Forfeit) => format!("{loser} forfeited the game."),
             None => String::new(),
         }
     }

@@ -116,6 +116,16 @@ pub enum Conflict {
     RatingOutOfRange,
     /// Conditional moves are planned while the opponent is to move, not on one's own turn.
     YourTurn,
+    /// The event does not take this now: entries are closed, or it has not begun or has ended.
+    TournamentClosed,
+    /// The event has as many players as it takes.
+    TournamentFull,
+    /// The caller is in the event (or the championship) already.
+    AlreadyEntered,
+    /// The player is not in the event (or the championship).
+    NotEntered,
+    /// The event has fewer players than it needs to begin.
+    TooFewPlayers,
 }
 
 impl Conflict {
@@ -144,6 +154,11 @@ impl Conflict {
             Conflict::AddressNotConfirmed => "address-not-confirmed",
             Conflict::RatingOutOfRange => "rating-out-of-range",
             Conflict::YourTurn => "your-turn",
+            Conflict::TournamentClosed => "tournament-closed",
+            Conflict::TournamentFull => "tournament-full",
+            Conflict::AlreadyEntered => "already-entered",
+            Conflict::NotEntered => "not-entered",
+            Conflict::TooFewPlayers => "too-few-players",
         }
     }
 
@@ -169,8 +184,13 @@ impl Conflict {
             Conflict::IdempotencyKeyInUse => "A request with this key is still running",
             Conflict::IdempotentCreationGone => "What this key made has since been deleted",
             Conflict::AddressNotConfirmed => "Rated games need confirmed addresses",
-            Conflict::RatingOutOfRange => "Your rating is outside the challenge's range",
+            Conflict::RatingOutOfRange => "Your rating is outside the range asked for",
             Conflict::YourTurn => "It is your move",
+            Conflict::TournamentClosed => "The event does not take this now",
+            Conflict::TournamentFull => "The event is full",
+            Conflict::AlreadyEntered => "Already entered",
+            Conflict::NotEntered => "Not entered",
+            Conflict::TooFewPlayers => "Too few players",
         }
     }
 }
@@ -368,6 +388,12 @@ mod database_gone_tests {
                 ServiceError::Unavailable
             ));
         }
+        // A transaction whose rollback failed as its connection died: diesel sends nothing more
+        // on it, not even the commit.
+        assert!(matches!(
+            ServiceError::from(diesel::result::Error::BrokenTransactionManager),
+            ServiceError::Unavailable
+        ));
         assert!(matches!(
             error(DatabaseErrorKind::Unknown, "division by zero"),
             ServiceError::Internal(_)

@@ -46,10 +46,15 @@ pub enum EventKind {
     GameOver,
     VacationStarted,
     VacationEnded,
+    TournamentJoined,
+    TournamentStarted,
+    TournamentRound,
+    TournamentForfeit,
+    TournamentFinished,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 14] = [
+    pub const ALL: [EventKind; 19] = [
         EventKind::ChallengeCreated,
         EventKind::ChallengeAccepted,
         EventKind::ChallengeDeclined,
@@ -64,6 +69,11 @@ impl EventKind {
         EventKind::GameOver,
         EventKind::VacationStarted,
         EventKind::VacationEnded,
+        EventKind::TournamentJoined,
+        EventKind::TournamentStarted,
+        EventKind::TournamentRound,
+        EventKind::TournamentForfeit,
+        EventKind::TournamentFinished,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -82,6 +92,11 @@ impl EventKind {
             EventKind::GameOver => "game.over",
             EventKind::VacationStarted => "vacation.started",
             EventKind::VacationEnded => "vacation.ended",
+            EventKind::TournamentJoined => "tournament.joined",
+            EventKind::TournamentStarted => "tournament.started",
+            EventKind::TournamentRound => "tournament.round",
+            EventKind::TournamentForfeit => "tournament.forfeit",
+            EventKind::TournamentFinished => "tournament.finished",
         }
     }
 

@@ -59,6 +59,9 @@ pub enum Termination {
     Resignation,
     Agreement,
     Time,
+    /// A player of a tournament game withdrew, was removed, or lost another game of the event on
+    /// time: the game is lost, and rates nobody.
+    Forfeit,
 }
 
 impl Termination {
@@ -68,6 +71,7 @@ impl Termination {
             Termination::Resignation => "resignation",
             Termination::Agreement => "agreement",
             Termination::Time => "time",
+            Termination::Forfeit => "forfeit",
         }
     }
 
@@ -76,6 +80,7 @@ impl Termination {
             "resignation" => Some(Termination::Resignation),
             "agreement" => Some(Termination::Agreement),
             "time" => Some(Termination::Time),
+            "forfeit" => Some(Termination::Forfeit),
             other => other.parse().ok().map(Termination::Board),
         }
     }
@@ -349,4 +354,45 @@ pub struct ClockSetup {
     pub control: TimeControl,
     /// No time counts on Saturdays and Sundays in the zone of the player to move.
     pub weekend_pause: bool,
+}
+
+impl ClockSetup {
+    /// The clock a request asks for, validated: `days_per_move: N` is the shorthand for
+    /// `{"kind": "per_move", "days": N}`; no clock when neither is given.
+    pub fn requested(
+        days_per_move: Option<i32>,
+        time_control: Option<TimeControl>,
+        weekend_pause: bool,
+    ) -> Result<ClockSetup, ServiceError> {
+        let control = match (days_per_move, time_control) {
+            (Some(_), Some(_)) => {
+                return Err(ServiceError::invalid(
+                    "days_per_move",
+                    "send either days_per_move or time_control, not both",
+                ));
+            }
+            (Some(days), None) => TimeControl::PerMove {
+                days: u32::try_from(days).unwrap_or(0),
+            },
+            (None, control) => control.unwrap_or_default(),
+        };
+        control.validate().map_err(|message| {
+            let field = if days_per_move.is_some() {
+                "days_per_move"
+            } else {
+                "time_control"
+            };
+            ServiceError::invalid(field, message)
+        })?;
+        if weekend_pause && control == TimeControl::None {
+            return Err(ServiceError::invalid(
+                "weekend_pause",
+                "weekend_pause needs a clock: choose days_per_move or a time_control",
+            ));
+        }
+        Ok(ClockSetup {
+            control,
+            weekend_pause,
+        })
+    }
 }

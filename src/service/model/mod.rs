@@ -14,6 +14,7 @@ pub mod page;
 pub mod rating;
 pub mod retry;
 pub mod time;
+pub mod tournament;
 pub mod users;
 pub mod vacation;
 pub mod webhook;

@@ -43,6 +43,10 @@ pub struct Settings {
     /// with `turn_delivery: digest`).
     #[schema(required = true)]
     pub conditional_played: bool,
+    /// Mail about the tournaments and championships you play in: entries, starts, new rounds
+    /// and your games in them, forfeits, final standings.
+    #[schema(required = true)]
+    pub tournament: bool,
     /// `immediate`: one mail per turn, and per conditional reply played. `digest`: one mail a
     /// day at `digest_hour`, listing every game waiting for your move, most urgent first, and
     /// the conditional replies played since the last one.
@@ -79,6 +83,8 @@ pub struct SettingsChange {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conditional_played: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_delivery: Option<TurnDelivery>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(maximum = 23)]
@@ -99,6 +105,7 @@ impl Default for Settings {
             deadline_reminder: true,
             timeout: true,
             conditional_played: true,
+            tournament: true,
             turn_delivery: TurnDelivery::Immediate,
             digest_hour: 8,
             reminder_hours: clock::DEFAULT_REMINDER_HOURS.to_vec(),
@@ -107,7 +114,7 @@ impl Default for Settings {
 }
 
 /// The kinds a user can switch off, by their stored names.
-pub const KINDS: [&str; 8] = [
+pub const KINDS: [&str; 9] = [
     "your_turn",
     "challenge_received",
     "challenge_accepted",
@@ -116,6 +123,7 @@ pub const KINDS: [&str; 8] = [
     "deadline_reminder",
     "timeout",
     "conditional_played",
+    "tournament",
 ];
 
 impl Settings {
@@ -163,6 +171,7 @@ impl Settings {
             "game_over" => self.game_over,
             "deadline_reminder" => self.deadline_reminder,
             "timeout" => self.timeout,
+            "tournament" => self.tournament,
             _ => true,
         }
     }
@@ -195,6 +204,7 @@ impl Settings {
             "game_over" => self.game_over = false,
             "deadline_reminder" => self.deadline_reminder = false,
             "timeout" => self.timeout = false,
+            "tournament" => self.tournament = false,
             _ => {}
         }
     }

@@ -378,3 +378,37 @@ fn match_length(game: &GameState) -> u32 {
         .and_then(serde_json::Value::as_u64)
         .map_or(1, |length| u32::try_from(length).unwrap_or(u32::MAX).max(1))
 }
+
+/// The ratings a range may name.
+const RATING_BOUNDS: std::ops::RangeInclusive<i32> = 0..=4000;
+
+/// A rating range asked for (of an open challenge, of an event), validated: within bounds, and
+/// not empty.
+pub fn rating_range(
+    min: Option<i32>,
+    max: Option<i32>,
+) -> Result<(Option<i32>, Option<i32>), ServiceError> {
+    for (field, bound) in [("rating_min", min), ("rating_max", max)] {
+        if let Some(bound) = bound
+            && !RATING_BOUNDS.contains(&bound)
+        {
+            return Err(ServiceError::invalid(
+                field,
+                format!(
+                    "a rating bound is from {} to {}",
+                    RATING_BOUNDS.start(),
+                    RATING_BOUNDS.end()
+                ),
+            ));
+        }
+    }
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max
+    {
+        return Err(ServiceError::invalid(
+            "rating_max",
+            format!("rating_max ({max}) is below rating_min ({min})"),
+        ));
+    }
+    Ok((min, max))
+}

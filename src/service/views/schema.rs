@@ -12,7 +12,10 @@ use crate::clock::TimeControl;
 use crate::clock::control::{
     BANK_INCREMENT_DAYS, BANK_INITIAL_DAYS, BANK_MAX_DAYS_LIMIT, PER_MOVE_DAYS,
 };
-use crate::db::columns::{ChallengeStatus, DeliveryStatus, Word};
+use crate::db::columns::{
+    ChallengeStatus, DeliveryStatus, EditionStatus, EntrantStatus, EventResult, TournamentFormat,
+    TournamentStatus, Word,
+};
 use crate::rules::{EndReason, Engine, GameKind, OptionSpec, Side};
 use crate::service::model::challenge::ColorChoice;
 use crate::service::model::event::EventKind;
@@ -67,14 +70,15 @@ string_enum!(
 );
 string_enum!(
     Termination,
-    "How a game ended: on the board (`points`, `no_legal_move`, `checkmate`, `no_pieces`, `goal_reached`, `decided`), or by `resignation`, `agreement` or `time`.",
+    "How a game ended: on the board (`points`, `no_legal_move`, `checkmate`, `no_pieces`, `goal_reached`, `decided`), or by `resignation`, `agreement`, `time` or `forfeit` (a tournament player withdrew, was removed or lost another game of the event on time; such a game rates nobody).",
     EndReason::ALL
         .map(Termination::Board)
         .into_iter()
         .chain([
             Termination::Resignation,
             Termination::Agreement,
-            Termination::Time
+            Termination::Time,
+            Termination::Forfeit
         ])
         .map(Termination::as_str)
         .collect()
@@ -96,6 +100,31 @@ string_enum!(
     ChallengeStatus,
     "Where a challenge stands.",
     ChallengeStatus::ALL.iter().map(|s| s.as_str()).collect()
+);
+string_enum!(
+    TournamentFormat,
+    "`round_robin`: every pair plays two games at once, one with each colour; `swiss`: a set number of rounds paired by score; `league`: a league of a championship (a double round robin the server runs).",
+    TournamentFormat::ALL.iter().map(|s| s.as_str()).collect()
+);
+string_enum!(
+    TournamentStatus,
+    "`open` for entries, `running`, `finished`, or `cancelled` (too few players at its start).",
+    TournamentStatus::ALL.iter().map(|s| s.as_str()).collect()
+);
+string_enum!(
+    EntrantStatus,
+    "`playing`, or gone: `withdrawn`, `removed` by the organiser, or `forfeited` (lost a game of the event on time). A player who is gone has lost their remaining games by forfeit.",
+    EntrantStatus::ALL.iter().map(|s| s.as_str()).collect()
+);
+string_enum!(
+    EventResult,
+    "What an event's game counted for: `white` or `black` won, `draw`, or `bye` (a point for the player who sat the round out). Null while the game goes on.",
+    EventResult::ALL.iter().map(|s| s.as_str()).collect()
+);
+string_enum!(
+    EditionStatus,
+    "`scheduled` (with its start), `running`, or `finished`.",
+    EditionStatus::ALL.iter().map(|s| s.as_str()).collect()
 );
 
 /// Why dice were rolled.
