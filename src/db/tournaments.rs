@@ -348,11 +348,12 @@ pub fn count_result(
     Ok(updated == 1)
 }
 
-/// The event a game belongs to, if any.
-pub fn of_game(conn: &mut DbConn, game_id: &str) -> QueryResult<Option<(String, i32)>> {
+/// The event a game belongs to, if any, and the round it is of.
+pub fn of_game(conn: &mut DbConn, game_id: &str) -> QueryResult<Option<(Tournament, i32)>> {
     tournament_games::table
+        .inner_join(tournaments::table)
         .filter(tournament_games::game_id.eq(game_id))
-        .select((tournament_games::tournament_id, tournament_games::round))
+        .select((Tournament::as_select(), tournament_games::round))
         .get_result(conn)
         .optional()
 }

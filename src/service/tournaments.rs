@@ -114,6 +114,18 @@ pub async fn list(
     .await
 }
 
+/// The event a game is played in, if any, with the game's round.
+pub async fn of_game(
+    db: &Database,
+    game_id: String,
+) -> Result<Option<(TournamentDetails, i32)>, ServiceError> {
+    db.read(move |conn| match stored::of_game(conn, &game_id)? {
+        Some((event, round)) => Ok(Some((events::details(conn, event)?, round))),
+        None => Ok(None),
+    })
+    .await
+}
+
 /// The events a player has joined, newest first.
 pub async fn joined_by(
     db: &Database,

@@ -23,7 +23,7 @@ use crate::service::model::game::GameDetails;
 use crate::service::model::game::GameResult;
 use crate::service::model::page::PageRequest;
 use crate::service::views::{ChallengeView, GameView};
-use crate::service::{accounts, records};
+use crate::service::{accounts, records, tournaments};
 use crate::web::error::WebError;
 use crate::web::forms;
 use crate::web::render::{Page, see_other};
@@ -473,6 +473,18 @@ async fn game_page(
     )
     .map_err(WebError::internal)?;
     let zone = zone_of(state, visitor).await?;
+    // The event the game is played in, linked from the page.
+    let event = tournaments::of_game(&state.db, id.clone())
+        .await?
+        .map(|(details, round)| {
+            let event = details.tournament;
+            context! {
+                id => event.id,
+                name => event.name,
+                round,
+                rounds => event.rounds,
+            }
+        });
     let viewer = visitor.map(|v| v.user.id.as_str());
     let mine = viewer.and_then(|id| game.side_of(id));
     let name = game.engine.name();
@@ -588,6 +600,7 @@ async fn game_page(
             sent,
             planner => Value::from(Serde(planner)),
             zone => zone.name(),
+            event,
         },
     ))
 }

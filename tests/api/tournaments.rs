@@ -424,6 +424,26 @@ async fn a_swiss_of_seven_pairs_by_score_with_a_bye_each_round() {
     // lowest-placed without one, d. Score group {a, e, g}: g floats down; a-e. Group {g, c, f}:
     // f floats; g-c. Group {f, b}: f-b. Colours: a and e both had White, a (placed higher)
     // gets his Black; c had White, g none: g White; f and b both had Black, f gets White.
+    // A game's page says which round of which event it is, and links to the event.
+    let second = games(&app, &id)
+        .await
+        .into_iter()
+        .find(|g| g["round"] == 2 && g["game_id"].is_string())
+        .unwrap();
+    let page = app
+        .get(
+            &format!("/games/{}", second["game_id"].as_str().unwrap()),
+            None,
+        )
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = page.body.as_str().expect("an HTML page");
+    assert!(
+        html.contains(&format!(
+            "Round 2 of 3 of <a href=\"/tournaments/{id}\">Seven Swiss</a>"
+        )),
+        "{html}"
+    );
     let mut round2 = pairings(&app, &id, 2).await;
     round2.sort();
     let mut expected = p(&["e-a", "g-c", "f-b", "d-bye"]);

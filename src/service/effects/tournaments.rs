@@ -13,11 +13,11 @@ use super::event_log::{self, Event};
 use super::games::{self, NewGame};
 use super::mail::{GameForMail, Notifier, enqueue};
 use super::ratings;
+use crate::db::DbConn;
 use crate::db::columns::{
     EditionStatus, EntrantStatus, EventResult, GameStatus, TournamentFormat, TournamentStatus,
 };
 use crate::db::tournaments::{self as stored, Edition, Entrant, EventGame, Tournament};
-use crate::db::{self, DbConn};
 use crate::mail::{Notification, TournamentGameLine, TournamentNews};
 use crate::rules::Side;
 use crate::service::model::error::{Conflict, ServiceError};
@@ -720,9 +720,4 @@ fn close_edition_if_done(
         )?;
     }
     Ok(())
-}
-
-/// The event a game belongs to, if any, for pages that show it.
-pub fn of_game(conn: &mut DbConn, game_id: &str) -> Result<Option<(String, i32)>, ServiceError> {
-    Ok(db::tournaments::of_game(conn, game_id)?)
 }
