@@ -582,6 +582,23 @@ pub async fn show(
     event_page(&req, &state, visitor.0.as_ref(), path.into_inner(), None).await
 }
 
+/// After an action on the event: its page, by a redirect when the action was done, or drawn again
+/// with the reason it was refused.
+async fn back_to_event<T>(
+    req: &HttpRequest,
+    state: &AppState,
+    visitor: &Visitor,
+    id: String,
+    done: Result<T, ServiceError>,
+) -> Result<HttpResponse, WebError> {
+    match done {
+        Ok(_) => Ok(see_other(&format!("/tournaments/{id}"))),
+        Err(error) => {
+            event_page(req, state, Some(visitor), id, Some(WebError::reason(error))).await
+        }
+    }
+}
+
 /// Joins, leaves (withdraws, once it runs) or starts the event, back to its page.
 pub async fn act(
     req: HttpRequest,
@@ -604,19 +621,7 @@ pub async fn act(
             ));
         }
     };
-    match done {
-        Ok(_) => Ok(see_other(&format!("/tournaments/{id}"))),
-        Err(error) => {
-            event_page(
-                &req,
-                &state,
-                Some(&visitor),
-                id,
-                Some(WebError::reason(error)),
-            )
-            .await
-        }
-    }
+    back_to_event(&req, &state, &visitor, id, done).await
 }
 
 /// The organiser removes a player, back to the event's page.
@@ -638,19 +643,7 @@ pub async fn remove(
         state.clock.now(),
     )
     .await;
-    match done {
-        Ok(_) => Ok(see_other(&format!("/tournaments/{id}"))),
-        Err(error) => {
-            event_page(
-                &req,
-                &state,
-                Some(&visitor),
-                id,
-                Some(WebError::reason(error)),
-            )
-            .await
-        }
-    }
+    back_to_event(&req, &state, &visitor, id, done).await
 }
 
 /// A game's championship: its latest edition and its leagues.
